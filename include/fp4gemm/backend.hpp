@@ -1,0 +1,66 @@
+#pragma once
+// The backend interface: every GEMM implementation (CPU, CUDA kernels, cuBLAS baselines) is a
+// Backend. A backend says whether it exists here and why not (availability), whether it can
+// take a given problem and why not (can_implement), and prepares operands into a GemmRun whose
+// run() is the region a benchmark times.
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fp4gemm/gemm.hpp"
+
+namespace fp4gemm {
+
+enum class DeviceKind { cpu, cuda };
+
+// Answer to "can this be done here?": ok, or the reason it cannot.
+struct Verdict {
+  bool ok = true;
+  std::string reason;
+  static Verdict yes() { return {}; }
+  static Verdict no(std::string why) { return {false, std::move(why)}; }
+  explicit operator bool() const { return ok; }
+};
+
+// How a backend's result relates to the exact product (check derives its tolerance from this):
+// |D - R| <= (2 * input_relative_error + K * accumulation_unit) * S + output rounding,
+// where S = |alpha| sum |A_hat B_hat| (ReferenceResult::abs_sum).
+struct Accuracy {
+  bool exact = true;                 // false: the backend changes the operands (lossy)
+  double input_relative_error = 0;   // per operand, e.g. 2^-4 for E4M3 re-quantization
+  double accumulation_unit = 0;      // unit roundoff of one accumulation step
+  std::string note;                  // one line for reports, e.g. "exact: bf16 MMA, fp32 accumulate"
+};
+
+// A problem prepared on a backend: operands converted and resident where the backend computes.
+class GemmRun {
+ public:
+  virtual ~GemmRun() = default;
+  virtual void run() = 0;                    // enqueue one GEMM (the timed region)
+  virtual void synchronize() = 0;            // wait until every enqueued run has finished
+  virtual void poison_output() = 0;          // fill D with NaN bit patterns
+  virtual std::vector<float> output() = 0;   // D (M x N), decoded to fp32, after synchronize()
+  // The cudaStream_t that run() enqueues on (GPU backends), nullptr for host backends; the
+  // timing harness records its events there.
+  virtual void* cuda_stream() { return nullptr; }
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::string_view summary() const = 0;  // one line: what it is
+  virtual DeviceKind device() const = 0;
+  virtual Accuracy accuracy() const = 0;
+  virtual Verdict availability() const = 0;      // present and usable on this machine?
+  virtual Verdict can_implement(const GemmProblem& problem) const = 0;
+  virtual std::unique_ptr<GemmRun> prepare(const GemmOperands& operands) const = 0;
+};
+
+// Every backend compiled into this build, available or not, in a stable order.
+const std::vector<std::unique_ptr<Backend>>& all_backends();
+// The backend called `name`; InvalidArgument listing the known names otherwise.
+const Backend& find_backend(std::string_view name);
+
+}  // namespace fp4gemm

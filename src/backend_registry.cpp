@@ -1,0 +1,35 @@
+// The one place that lists every backend compiled into this build.
+#include <fmt/format.h>
+
+#include "baselines/baseline_backends.hpp"
+#include "cpu/cpu_backends.hpp"
+#include "cuda/cuda_backends.hpp"
+#include "fp4gemm/backend.hpp"
+#include "fp4gemm/error.hpp"
+
+namespace fp4gemm {
+
+const std::vector<std::unique_ptr<Backend>>& all_backends() {
+  static const std::vector<std::unique_ptr<Backend>> backends = [] {
+    std::vector<std::unique_ptr<Backend>> list;
+    add_cpu_backends(list);
+#if defined(FP4GEMM_HAVE_CUDA)
+    add_cuda_backends(list);
+    add_baseline_backends(list);
+#endif
+    return list;
+  }();
+  return backends;
+}
+
+const Backend& find_backend(std::string_view name) {
+  std::string known;
+  for (const auto& b : all_backends()) {
+    if (b->name() == name) return *b;
+    known += fmt::format("{}{}", known.empty() ? "" : ", ", b->name());
+  }
+  throw InvalidArgument(fmt::format("--backend = '{}' is not a backend of this build (known: {})",
+                                    name, known));
+}
+
+}  // namespace fp4gemm

@@ -1,0 +1,63 @@
+#pragma once
+// Device-side operands and the GemmRun base shared by every CUDA backend.
+//   DeviceFp4Tensor  an Fp4Tensor's data and scales resident on the GPU (layout unchanged)
+//   DeviceGemmRun    owns the output buffer (M x N of out_dtype) and the stream; subclasses
+//                    implement run() by enqueueing on stream().
+#include <cstdint>
+
+#include "cuda/device_buffer.hpp"
+#include "fp4gemm/backend.hpp"
+#include "fp4gemm/codecs.hpp"
+
+namespace fp4gemm::cuda {
+
+struct DeviceFp4Tensor {
+  Fp4Format format = Fp4Format::nvfp4;
+  ScaleLayout scale_layout = ScaleLayout::linear;
+  std::int64_t rows = 0, cols = 0;
+  float scale_2 = 1.0f;
+  DeviceBuffer<std::uint8_t> data;    // rows x cols/2
+  DeviceBuffer<std::uint8_t> scales;  // in scale_layout, padding included
+
+  DeviceFp4Tensor() = default;
+  explicit DeviceFp4Tensor(const Fp4Tensor& t)
+      : format(t.format), scale_layout(t.scale_layout), rows(t.rows), cols(t.cols),
+        scale_2(t.scale_2), data(t.data), scales(t.scales) {}
+};
+
+class DeviceGemmRun : public GemmRun {
+ public:
+  explicit DeviceGemmRun(const GemmProblem& problem)
+      : problem_(problem),
+        out_(std::size_t(problem.shape.m * problem.shape.n * dtype_bytes(problem.out_dtype))) {}
+
+  void synchronize() override { stream_.synchronize(); }
+  // 0xFF bytes are NaN in f32, bf16 and f16 alike.
+  void poison_output() override { out_.fill_bytes(0xFF, stream_.get()); }
+  std::vector<float> output() override {
+    const std::vector<std::uint8_t> raw = out_.download();
+    std::vector<float> values(std::size_t(problem_.shape.m * problem_.shape.n));
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (problem_.out_dtype == DType::f32) {
+        std::memcpy(&values[i], &raw[4 * i], 4);
+      } else {
+        const std::uint16_t h = std::uint16_t(raw[2 * i] | (raw[2 * i + 1] << 8));
+        values[i] = problem_.out_dtype == DType::bf16 ? bf16_to_float(h) : fp16_to_float(h);
+      }
+    }
+    return values;
+  }
+  void* cuda_stream() override { return stream_.get(); }
+
+ protected:
+  cudaStream_t stream() const { return stream_.get(); }
+  void* output_ptr() const { return out_.get(); }
+  const GemmProblem& problem() const { return problem_; }
+
+ private:
+  GemmProblem problem_;
+  Stream stream_;
+  DeviceBuffer<std::uint8_t> out_;
+};
+
+}  // namespace fp4gemm::cuda

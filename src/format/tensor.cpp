@@ -1,0 +1,58 @@
+#include "fp4gemm/tensor.hpp"
+
+#include "fp4gemm/codecs.hpp"
+#include "fp4gemm/error.hpp"
+#include "fp4gemm/layout.hpp"
+
+namespace fp4gemm {
+
+std::string_view to_string(Fp4Format f) { return f == Fp4Format::nvfp4 ? "nvfp4" : "mxfp4"; }
+std::string_view to_string(ScaleLayout l) {
+  return l == ScaleLayout::linear ? "linear" : "swizzled";
+}
+
+Fp4Format parse_fp4_format(std::string_view text, std::string_view argument) {
+  if (text == "nvfp4") return Fp4Format::nvfp4;
+  if (text == "mxfp4") return Fp4Format::mxfp4;
+  throw InvalidArgument(fmt::format("{} = '{}': use nvfp4 or mxfp4", argument, text));
+}
+
+ScaleLayout parse_scale_layout(std::string_view text, std::string_view argument) {
+  if (text == "linear") return ScaleLayout::linear;
+  if (text == "swizzled") return ScaleLayout::swizzled;
+  throw InvalidArgument(fmt::format("{} = '{}': use linear or swizzled", argument, text));
+}
+
+float decode_scale(Fp4Format f, std::uint8_t code) {
+  return f == Fp4Format::nvfp4 ? e4m3_to_float(code) : ue8m0_to_float(code);
+}
+
+std::uint8_t Fp4Tensor::code(std::int64_t r, std::int64_t k) const {
+  const std::uint8_t byte = data[std::size_t(r * (cols / 2) + k / 2)];
+  return (k & 1) ? byte >> 4 : byte & 0xF;
+}
+
+std::uint8_t Fp4Tensor::scale_code(std::int64_t r, std::int64_t k_block) const {
+  return scales[std::size_t(scale_offset(scale_layout, r, k_block, scale_cols()))];
+}
+
+float Fp4Tensor::block_value(std::int64_t r, std::int64_t k) const {
+  return e2m1_to_float(code(r, k)) * decode_scale(format, scale_code(r, k / block_size(format)));
+}
+
+void Fp4Tensor::validate() const {
+  const int block = block_size(format);
+  require(rows >= 1, "tensor rows = {} must be at least 1", rows);
+  require(cols >= 1 && cols % block == 0, "tensor K = {} is not a positive multiple of {} (the {} block size)",
+          cols, block, to_string(format));
+  require(std::int64_t(data.size()) == rows * cols / 2,
+          "tensor data has {} bytes; {} x {} FP4 elements need {}", data.size(), rows, cols,
+          rows * cols / 2);
+  const std::int64_t want = scale_bytes(scale_layout, rows, scale_cols());
+  require(std::int64_t(scales.size()) == want, "tensor scales have {} bytes; {} layout of {} x {} needs {}",
+          scales.size(), to_string(scale_layout), rows, scale_cols(), want);
+  require(format == Fp4Format::nvfp4 || scale_2 == 1.0f, "an MXFP4 tensor has no tensor scale (scale_2 = {})",
+          scale_2);
+}
+
+}  // namespace fp4gemm
