@@ -6,8 +6,15 @@
 #include "cuda/cuda_backends.hpp"
 #include "fp4gemm/backend.hpp"
 #include "fp4gemm/error.hpp"
+#include "fp4gemm/host_device.hpp"
 
 namespace fp4gemm {
+
+bool is_poison(float value) {
+  // All-one bytes decoded from f32, bf16 (0xFFFF << 16) and f16 (sign, exponent 31, mantissa 0x3FF).
+  const std::uint32_t bits = float_bits(value);
+  return bits == 0xFFFFFFFFu || bits == 0xFFFF0000u || bits == 0xFFFFE000u;
+}
 
 const std::vector<std::unique_ptr<Backend>>& all_backends() {
   static const std::vector<std::unique_ptr<Backend>> backends = [] {

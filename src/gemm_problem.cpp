@@ -20,12 +20,9 @@ std::string GemmProblem::describe() const {
 }
 
 void validate_shape(const GemmShape& s, Fp4Format format) {
-  const int block = block_size(format);
   require(s.m >= 1, "M = {} must be at least 1", s.m);
   require(s.n >= 1, "N = {} must be at least 1", s.n);
-  require(s.k >= 1, "K = {} must be at least 1", s.k);
-  require(s.k % block == 0, "K = {} is not a multiple of {} (the {} block size)", s.k, block,
-          to_string(format));
+  require_block_multiple(s.k, format);
 }
 
 float GemmOperands::alpha_total() const {

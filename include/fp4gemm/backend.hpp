@@ -33,6 +33,14 @@ struct Accuracy {
   std::string note;                  // one line for reports, e.g. "exact: bf16 MMA, fp32 accumulate"
 };
 
+// poison_output() fills D with all-one bytes: NaN in every output dtype, and a NaN that no
+// arithmetic produces, so that check can tell "never written" from "computed NaN".
+bool is_poison(float decoded_output_value);
+
+// How a backend holds the operands in device memory: what its byte count (GB/s, roofline) is
+// made of. fp4: packed E2M1 + block scales; bf16/fp8: one dequantized element per 2 / 1 bytes.
+enum class OperandEncoding { fp4, bf16, fp8 };
+
 // A problem prepared on a backend: operands converted and resident where the backend computes.
 class GemmRun {
  public:
@@ -55,6 +63,7 @@ class Backend {
   virtual Accuracy accuracy() const = 0;
   virtual Verdict availability() const = 0;      // present and usable on this machine?
   virtual Verdict can_implement(const GemmProblem& problem) const = 0;
+  virtual OperandEncoding encoding() const { return OperandEncoding::fp4; }
   virtual std::unique_ptr<GemmRun> prepare(const GemmOperands& operands) const = 0;
 };
 

@@ -14,7 +14,9 @@
 //
 // NaN or infinity in the input is rejected with InvalidArgument naming the first position:
 // a quantized tensor never silently carries garbage.
+#include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "fp4gemm/matrix.hpp"
@@ -38,6 +40,10 @@ float resolve_scale_2(const HostMatrix& x, const QuantizeOptions& options);
 // x: rows x cols in f32/bf16/f16 (bf16/f16 are widened to fp32 exactly first).
 // Requires cols to be a positive multiple of block_size(format), rows > 0, finite values.
 Fp4Tensor quantize(const HostMatrix& x, const QuantizeOptions& options = {});
+
+// The error for a non-finite input element (kind: "NaN", "inf" or "-inf"), shared by the CPU
+// and GPU quantizers: InvalidArgument "input has NaN at row 3, column 17".
+[[noreturn]] void throw_non_finite_input(std::string_view kind, std::int64_t row, std::int64_t column);
 
 // x ~= e2m1(q) * scale * scale_2, as rows x cols fp32.
 std::vector<float> dequantize(const Fp4Tensor& t);

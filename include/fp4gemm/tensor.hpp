@@ -20,7 +20,11 @@ enum class ScaleLayout { linear, swizzled };
 
 // Elements per scale block along K: 16 for NVFP4, 32 for MXFP4.
 constexpr int block_size(Fp4Format f) { return f == Fp4Format::nvfp4 ? 16 : 32; }
-std::string_view to_string(Fp4Format f);
+std::string_view to_string(Fp4Format f);   // "nvfp4", "mxfp4" (as the CLI spells them)
+std::string_view display_name(Fp4Format f);  // "NVFP4", "MXFP4" (in messages)
+// The one K rule of the formats: InvalidArgument "K = 100 is not a multiple of 16 (the NVFP4
+// block size)" unless k is a positive multiple of block_size(f).
+void require_block_multiple(std::int64_t k, Fp4Format f);
 std::string_view to_string(ScaleLayout l);
 // Parse "nvfp4" / "mxfp4" and "linear" / "swizzled"; InvalidArgument names `argument`.
 Fp4Format parse_fp4_format(std::string_view text, std::string_view argument = "--format");

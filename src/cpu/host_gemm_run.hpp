@@ -1,11 +1,11 @@
 #pragma once
 // HostGemmRun: the GemmRun of every CPU backend. Holds the operands and an fp32 output buffer;
 // run() calls the backend's compute function synchronously.
-#include <cmath>
+#include <algorithm>
 #include <functional>
-#include <limits>
 
 #include "fp4gemm/backend.hpp"
+#include "fp4gemm/host_device.hpp"
 
 namespace fp4gemm::cpu {
 
@@ -19,7 +19,7 @@ class HostGemmRun final : public GemmRun {
   void run() override { compute_(operands_, out_); }
   void synchronize() override {}
   void poison_output() override {
-    std::fill(out_.begin(), out_.end(), std::numeric_limits<float>::quiet_NaN());
+    std::fill(out_.begin(), out_.end(), float_from_bits(0xFFFFFFFFu));
   }
   std::vector<float> output() override { return out_; }
 

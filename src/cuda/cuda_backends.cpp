@@ -1,5 +1,12 @@
-// PLACEHOLDER (being replaced by the CUDA kernel work).
+// fp4gemm's own CUDA kernel backends, in the order the registry lists them.
 #include "cuda/cuda_backends.hpp"
+
+#include "cuda/mma_backend.hpp"
+
 namespace fp4gemm {
-void add_cuda_backends(std::vector<std::unique_ptr<Backend>>&) {}
+
+void add_cuda_backends(std::vector<std::unique_ptr<Backend>>& list) {
+  list.push_back(cuda::make_mma_backend());
 }
+
+}  // namespace fp4gemm

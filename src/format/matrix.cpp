@@ -18,7 +18,8 @@ DType parse_dtype(std::string_view text, std::string_view argument) {
   if (text == "f32" || text == "fp32") return DType::f32;
   if (text == "bf16") return DType::bf16;
   if (text == "f16" || text == "fp16") return DType::f16;
-  throw InvalidArgument(fmt::format("{} = '{}' is not a dtype: use f32, bf16 or f16", argument, text));
+  throw InvalidArgument(
+      fmt::format("{} = '{}' is not a dtype: use f32, bf16 or f16", argument, text));
 }
 
 HostMatrix HostMatrix::from_f32(std::int64_t rows, std::int64_t cols, std::vector<float> values) {

@@ -7,6 +7,13 @@
 namespace fp4gemm {
 
 std::string_view to_string(Fp4Format f) { return f == Fp4Format::nvfp4 ? "nvfp4" : "mxfp4"; }
+std::string_view display_name(Fp4Format f) { return f == Fp4Format::nvfp4 ? "NVFP4" : "MXFP4"; }
+
+void require_block_multiple(std::int64_t k, Fp4Format f) {
+  require(k >= 1, "K = {} must be at least 1", k);
+  require(k % block_size(f) == 0, "K = {} is not a multiple of {} (the {} block size)", k,
+          block_size(f), display_name(f));
+}
 std::string_view to_string(ScaleLayout l) {
   return l == ScaleLayout::linear ? "linear" : "swizzled";
 }
@@ -41,18 +48,17 @@ float Fp4Tensor::block_value(std::int64_t r, std::int64_t k) const {
 }
 
 void Fp4Tensor::validate() const {
-  const int block = block_size(format);
   require(rows >= 1, "tensor rows = {} must be at least 1", rows);
-  require(cols >= 1 && cols % block == 0, "tensor K = {} is not a positive multiple of {} (the {} block size)",
-          cols, block, to_string(format));
+  require_block_multiple(cols, format);
   require(std::int64_t(data.size()) == rows * cols / 2,
           "tensor data has {} bytes; {} x {} FP4 elements need {}", data.size(), rows, cols,
           rows * cols / 2);
   const std::int64_t want = scale_bytes(scale_layout, rows, scale_cols());
-  require(std::int64_t(scales.size()) == want, "tensor scales have {} bytes; {} layout of {} x {} needs {}",
-          scales.size(), to_string(scale_layout), rows, scale_cols(), want);
-  require(format == Fp4Format::nvfp4 || scale_2 == 1.0f, "an MXFP4 tensor has no tensor scale (scale_2 = {})",
-          scale_2);
+  require(std::int64_t(scales.size()) == want,
+          "tensor scales have {} bytes; {} layout of {} x {} needs {}", scales.size(),
+          to_string(scale_layout), rows, scale_cols(), want);
+  require(format == Fp4Format::nvfp4 || scale_2 == 1.0f,
+          "an MXFP4 tensor has no tensor scale (scale_2 = {})", scale_2);
 }
 
 }  // namespace fp4gemm

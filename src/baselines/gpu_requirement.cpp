@@ -1,0 +1,23 @@
+#include "baselines/gpu_requirement.hpp"
+
+#include <cuda_runtime.h>
+
+#include <fmt/format.h>
+
+#include "cuda/cuda_check.hpp"
+#include "fp4gemm/device.hpp"
+
+namespace fp4gemm::baselines {
+
+Verdict require_sm(int min_sm, std::string_view need) {
+  std::string why_none;
+  const std::vector<GpuInfo> gpus = query_gpus(&why_none);
+  if (gpus.empty()) return Verdict::no(why_none);
+  int device = 0;
+  FP4GEMM_CUDA_CHECK(cudaGetDevice(&device));
+  const GpuInfo& gpu = gpus.at(std::size_t(device));
+  if (gpu.sm_major * 10 + gpu.sm_minor >= min_sm) return Verdict::yes();
+  return Verdict::no(fmt::format("{}; this GPU is sm_{}{}", need, gpu.sm_major, gpu.sm_minor));
+}
+
+}  // namespace fp4gemm::baselines

@@ -1,0 +1,61 @@
+#include "bench/bench_runner.hpp"
+
+#include "fp4gemm/error.hpp"
+#include "fp4gemm/layout.hpp"
+
+namespace fp4gemm {
+namespace {
+
+double fp4_operand_bytes(std::int64_t rows, std::int64_t k, const GemmProblem& p) {
+  const std::int64_t scale_cols = k / block_size(p.format);
+  return double(rows * k / 2) + double(scale_bytes(p.scale_layout, rows, scale_cols));
+}
+
+}  // namespace
+
+double gemm_bytes(const GemmProblem& p, OperandEncoding encoding) {
+  const GemmShape& s = p.shape;
+  const double out = double(s.m * s.n * dtype_bytes(p.out_dtype));
+  switch (encoding) {
+    case OperandEncoding::fp4: {
+      const double a = p.mode == Mode::w4a4 ? fp4_operand_bytes(s.m, s.k, p) : double(s.m * s.k * 2);
+      return a + fp4_operand_bytes(s.n, s.k, p) + out;
+    }
+    case OperandEncoding::bf16: return double((s.m + s.n) * s.k * 2) + out;
+    case OperandEncoding::fp8: return double((s.m + s.n) * s.k) + 8.0 + out;
+  }
+  return 0;
+}
+
+std::vector<BenchRow> run_bench(const std::vector<BenchCase>& cases,
+                                const std::vector<const Backend*>& backends,
+                                const TimingOptions& timing, std::uint64_t seed,
+                                const BenchRowCallback& on_row) {
+  std::vector<BenchRow> rows;
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    const GemmProblem& problem = cases[c].problem;
+    const GemmOperands operands = random_operands(problem, seed + c);
+    for (const Backend* backend : backends) {
+      BenchRow row;
+      row.backend = std::string(backend->name());
+      row.bench_case = cases[c];
+      row.bytes = gemm_bytes(problem, backend->encoding());
+      if (const Verdict v = backend->can_implement(problem); !v) {
+        row.note = v.reason;
+      } else {
+        try {
+          auto run = backend->prepare(operands);
+          row.timing = time_gemm(*run, timing);
+          row.ran = true;
+        } catch (const Error& e) {
+          row.note = e.what();
+        }
+      }
+      if (on_row) on_row(row);
+      rows.push_back(std::move(row));
+    }
+  }
+  return rows;
+}
+
+}  // namespace fp4gemm

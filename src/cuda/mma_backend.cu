@@ -1,0 +1,98 @@
+// The cuda-mma Backend: availability on this machine, problem admission, and prepare(), which
+// uploads the operands, plans the launch (mma_gemm.cu) and allocates the split-K workspace, so
+// that run() only enqueues the kernel.
+#include "cuda/mma_backend.hpp"
+
+#include <fmt/format.h>
+
+#include "cuda/device_gemm_run.hpp"
+#include "cuda/mma_gemm.hpp"
+#include "fp4gemm/device.hpp"
+
+namespace fp4gemm::cuda {
+namespace {
+
+class MmaGemmRun final : public DeviceGemmRun {
+ public:
+  MmaGemmRun(const GemmOperands& operands, const MmaPlan& plan)
+      : DeviceGemmRun(operands.problem),
+        plan_(plan),
+        b_(operands.b),
+        workspace_(plan.workspace_floats),
+        counters_(plan.counters) {
+    if (operands.problem.mode == Mode::w4a4)
+      a_fp4_ = DeviceFp4Tensor(operands.a_fp4);
+    else
+      a_bf16_ = DeviceBuffer<std::uint16_t>(operands.a_bf16.half);
+    counters_.fill_bytes(0, stream());  // the kernel returns every counter to zero itself
+    ops_.b_data = b_.data.get();
+    ops_.b_scales = b_.scales.get();
+    ops_.b_scale_bytes = std::int64_t(b_.scales.size());
+    ops_.a_data = a_fp4_.data.get();
+    ops_.a_scales = a_fp4_.scales.get();
+    ops_.a_scale_bytes = std::int64_t(a_fp4_.scales.size());
+    ops_.a_bf16 = a_bf16_.get();
+    ops_.alpha = operands.alpha_total();
+    ops_.out = output_ptr();
+    ops_.workspace = workspace_.get();
+    ops_.counters = counters_.get();
+  }
+
+  void run() override { launch_mma_gemm(problem(), plan_, ops_, stream()); }
+
+ private:
+  MmaPlan plan_;
+  DeviceFp4Tensor b_;
+  DeviceFp4Tensor a_fp4_;
+  DeviceBuffer<std::uint16_t> a_bf16_;
+  DeviceBuffer<float> workspace_;
+  DeviceBuffer<int> counters_;
+  MmaOperands ops_;
+};
+
+class MmaBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "cuda-mma"; }
+  std::string_view summary() const override {
+    return "CUDA mma.sync bf16 tensor cores, FP4 dequantized in registers (exact), fp32 "
+           "accumulation, split-K for small M; sm_80+";
+  }
+  DeviceKind device() const override { return DeviceKind::cuda; }
+  Accuracy accuracy() const override {
+    // Products of the (exact) bf16 block values are exact in fp32; the tensor cores add them
+    // in fp32 but are not documented to round to nearest (they may truncate when aligning
+    // addends), so one step may err by a full fp32 ulp: 2^-23 rather than 2^-24.
+    return {true, 0.0, 0x1p-23,
+            "exact: E2M1 x scale -> bf16 in registers, mma.sync with fp32 accumulation"};
+  }
+  Verdict availability() const override {
+    std::string why_none;
+    const std::vector<GpuInfo> gpus = query_gpus(&why_none);
+    if (gpus.empty())
+      return Verdict::no(why_none.empty() ? "no CUDA device" : "no CUDA device: " + why_none);
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= int(gpus.size())) {
+      cudaGetLastError();
+      return Verdict::no("no CUDA device is current");
+    }
+    const GpuInfo& gpu = gpus[std::size_t(device)];
+    if (gpu.sm_major < 8)
+      return Verdict::no(fmt::format("needs sm_80+, this GPU is sm_{}{}", gpu.sm_major, gpu.sm_minor));
+    return mma_kernel_image_present();
+  }
+  Verdict can_implement(const GemmProblem& problem) const override {
+    return mma_can_implement(problem);
+  }
+  std::unique_ptr<GemmRun> prepare(const GemmOperands& operands) const override {
+    operands.validate();
+    const Verdict available = availability();
+    if (!available) throw Error(fmt::format("cuda-mma is not available: {}", available.reason));
+    return std::make_unique<MmaGemmRun>(operands, plan_mma_gemm(operands.problem));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_mma_backend() { return std::make_unique<MmaBackend>(); }
+
+}  // namespace fp4gemm::cuda

@@ -1,0 +1,195 @@
+#pragma once
+// Kernels of GPU quantization to NVFP4 / MXFP4 (launchers: gpu_quantize.cu). Every rounding rule
+// comes from format/quantize_rules.hpp and codecs.hpp, which the CPU quantizer calls too: the two
+// are bit-identical by construction. Compile without --use_fast_math (IEEE division, no FTZ).
+//
+// Input x: rows x cols of f32/bf16/f16, row-major, 16-byte aligned; cols is a multiple of 16, so
+// every group of 16 consecutive elements starts 16-byte aligned and never crosses a row.
+//
+// amax_kernel (measure_scale_2_on_device), x seen as rows*cols/16 groups of 16 elements:
+//   1. each thread walks the groups grid-stride: two 16-byte loads (bf16/f16) or four (f32),
+//      widened to fp32 exactly; keeps the max of |x| as fp32 bits;
+//   2. a group holding NaN/inf records its first such element (atomicMin on its key);
+//   3. the block reduces the maxima (warp shuffles, then one value per warp through shared
+//      memory) and thread 0 does one atomicMax on the bits.
+//
+// quantize_kernel, one scale block (16 NVFP4 / 32 MXFP4 elements) per group of kLanes = 1 / 2
+// consecutive lanes, each lane owning 16 consecutive elements (one lane per NVFP4 block: the
+// scale, an fp32 division and two E4M3 conversions, is computed once per 16 elements):
+//   1. task t -> (row r, scale column kb, part p of the block) over the scale grid padded to the
+//      layout (swizzled: rows to 128, scale columns to 4; linear: no padding); consecutive tasks
+//      read consecutive pieces of a row, so a warp's loads cover one contiguous span. A padding
+//      task writes its zero scale byte and stops;
+//   2. load the lane's 16 elements and widen them to fp32 exactly (codecs.hpp);
+//   3. block amax: max of |x| bits over the lane, then over the group (__shfl_xor_sync on the
+//      group's lanes); NaN/inf records its position (the host check rejects the tensor);
+//   4. scale code and divisor (quantize_rules.hpp); part 0 writes the scale byte at
+//      scale_offset(layout, r, kb);
+//   5. 16 E2M1 codes fp4_code(x, divisor) packed into 8 bytes (element 2i in the low nibble of
+//      byte i), one 8-byte store: a warp stores 256 contiguous bytes.
+//
+// Bytes, 16384 x 6144 NVFP4 from bf16 (a large GLM-5 activation): read 201.3 MB, write 50.3 MB of
+// codes and 6.3 MB of scales, 257.9 MB: ~60 us at the 4.3 TB/s measured on the H200. A measured
+// scale_2 adds the amax pass, 201.3 MB read (~47 us). From f32: 402.7 + 56.6 MB (~107 us).
+// Measured on the H200 (graph replay, 2026-12-02): 192 us, 1.34 TB/s: compute-bound, not
+// memory-bound. Each element costs one IEEE division (MUFU.RCP, FFMA refinement, FCHK and its
+// slow-path branch) and the 7-compare E2M1 chain, ~35 instructions; 8 elements per lane with the
+// earlier branchy E2M1 took 256 us. The amax pass took 105 us with its synchronization. Reaching
+// the memory floor needs a division-free fp4_code proven equal to x / divisor, in
+// quantize_rules.hpp so that the CPU shares it.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/quantize_status.hpp"
+#include "format/quantize_rules.hpp"
+#include "fp4gemm/codecs.hpp"
+#include "fp4gemm/layout.hpp"
+#include "fp4gemm/matrix.hpp"
+
+namespace fp4gemm::cuda {
+
+inline constexpr int kQuantizeThreads = 256;  // threads per CUDA block, both kernels
+inline constexpr int kElementsPerLane = 16;   // two 16-byte loads of bf16/f16, four of f32
+inline constexpr std::uint32_t kInfBits = 0x7F800000u;  // |x| bits >= this: NaN or inf
+
+struct QuantizeArgs {
+  const void* x;            // rows x cols of the kernel's DType
+  std::int64_t rows, cols;  // rows, cols < 2^31 (keys of QuantizeStatusWords)
+  ScaleLayout layout;
+  std::int64_t padded_rows;        // rows rounded up to the layout's row tile (128 or 1)
+  std::int64_t padded_scale_cols;  // cols / block rounded up to the layout's column tile (4 or 1)
+  float scale_2;                   // NVFP4 tensor scale, positive and finite; 1 for MXFP4
+  std::uint8_t* data;              // rows x cols/2 bytes
+  std::uint8_t* scales;            // scale_bytes(layout, rows, cols / block) bytes
+  QuantizeStatusWords* status;
+};
+
+template <DType D>
+__device__ __forceinline__ float widen(std::uint32_t code) {
+  return D == DType::bf16 ? bf16_to_float(std::uint16_t(code)) : fp16_to_float(std::uint16_t(code));
+}
+
+// The kElementsPerLane elements of x from index `element` (a multiple of 16: 16-byte aligned),
+// as fp32, through 16-byte loads.
+template <DType D>
+__device__ __forceinline__ void load_lane(const void* __restrict__ x, std::int64_t element,
+                                          float (&v)[kElementsPerLane]) {
+  if constexpr (D == DType::f32) {
+    const float4* p = static_cast<const float4*>(x) + element / 4;
+#pragma unroll
+    for (int i = 0; i < kElementsPerLane / 4; ++i) {
+      const float4 q = p[i];
+      v[4 * i] = q.x, v[4 * i + 1] = q.y, v[4 * i + 2] = q.z, v[4 * i + 3] = q.w;
+    }
+  } else {
+    const uint4* p = static_cast<const uint4*>(x) + element / 8;
+#pragma unroll
+    for (int i = 0; i < kElementsPerLane / 8; ++i) {
+      const uint4 q = p[i];
+      const std::uint32_t words[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {  // little-endian: element 2j in the low half of word j
+        v[8 * i + 2 * j] = widen<D>(words[j] & 0xFFFFu);
+        v[8 * i + 2 * j + 1] = widen<D>(words[j] >> 16);
+      }
+    }
+  }
+}
+
+// max |v| as fp32 bits (NaN/inf give bits >= kInfBits).
+__device__ __forceinline__ std::uint32_t max_abs_bits(const float (&v)[kElementsPerLane]) {
+  std::uint32_t m = 0;
+#pragma unroll
+  for (int i = 0; i < kElementsPerLane; ++i) m = max(m, float_bits(v[i]) & 0x7FFFFFFFu);
+  return m;
+}
+
+// Records the first NaN/inf of v, the elements (row, column0 + i). Rare: called only when
+// max_abs_bits(v) >= kInfBits.
+__device__ __forceinline__ void record_non_finite(const float (&v)[kElementsPerLane],
+                                                  std::int64_t row, std::int64_t column0,
+                                                  QuantizeStatusWords* status) {
+  for (int i = 0; i < kElementsPerLane; ++i) {
+    const std::uint32_t bits = float_bits(v[i]);
+    if ((bits & 0x7FFFFFFFu) >= kInfBits) {
+      atomicMin(&status->first_non_finite, non_finite_key(row, column0 + i, bits));
+      return;
+    }
+  }
+}
+
+// groups = rows * cols / kElementsPerLane. Result: status->amax_bits = max(itself, max |x| bits)
+// and status->first_non_finite lowered to the first NaN/inf.
+template <DType D>
+__global__ void __launch_bounds__(kQuantizeThreads)
+    amax_kernel(const void* __restrict__ x, std::int64_t groups, std::int64_t cols,
+                QuantizeStatusWords* status) {
+  std::uint32_t local = 0;
+  for (std::int64_t g = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; g < groups;
+       g += std::int64_t(gridDim.x) * blockDim.x) {
+    float v[kElementsPerLane];
+    const std::int64_t element = g * kElementsPerLane;
+    load_lane<D>(x, element, v);
+    const std::uint32_t m = max_abs_bits(v);
+    if (m >= kInfBits) record_non_finite(v, element / cols, element % cols, status);
+    local = max(local, m);
+  }
+  for (int offset = 16; offset > 0; offset /= 2)
+    local = max(local, __shfl_xor_sync(0xFFFFFFFFu, local, offset));
+  __shared__ std::uint32_t warp_max[kQuantizeThreads / 32];
+  if (threadIdx.x % 32 == 0) warp_max[threadIdx.x / 32] = local;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    std::uint32_t m = 0;
+    for (int w = 0; w < kQuantizeThreads / 32; ++w) m = max(m, warp_max[w]);
+    atomicMax(&status->amax_bits, m);
+  }
+}
+
+template <DType D, Fp4Format F>
+__global__ void __launch_bounds__(kQuantizeThreads) quantize_kernel(QuantizeArgs a) {
+  constexpr int kBlock = block_size(F);
+  constexpr int kLanes = kBlock / kElementsPerLane;  // 1 (NVFP4) or 2 (MXFP4)
+  static_assert(kBlock % kElementsPerLane == 0 && 32 % kLanes == 0,
+                "a scale block is whole lanes of one warp");
+  const std::int64_t scale_cols = a.cols / kBlock;
+  const std::int64_t tasks = a.padded_rows * a.padded_scale_cols * kLanes;
+  // A group's kLanes lanes share one block: the grid stride and blockDim are multiples of 32, so
+  // a group is always whole, and every branch below is uniform over it.
+  const unsigned lane = threadIdx.x % 32;
+  const unsigned group_mask = ((1u << kLanes) - 1u) << (lane & ~unsigned(kLanes - 1));
+  for (std::int64_t t = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; t < tasks;
+       t += std::int64_t(gridDim.x) * blockDim.x) {
+    const int part = int(t % kLanes);
+    const std::int64_t block_index = t / kLanes;
+    const std::int64_t r = block_index / a.padded_scale_cols;
+    const std::int64_t kb = block_index % a.padded_scale_cols;
+    std::uint8_t* scale_byte = a.scales + scale_offset(a.layout, r, kb, scale_cols);
+    if (r >= a.rows || kb >= scale_cols) {  // padding of the swizzled layout
+      if (part == 0) *scale_byte = 0;
+      continue;
+    }
+    const std::int64_t column0 = kb * kBlock + part * kElementsPerLane;
+    float v[kElementsPerLane];
+    load_lane<D>(a.x, r * a.cols + column0, v);
+    std::uint32_t amax_bits = max_abs_bits(v);
+    if (amax_bits >= kInfBits) record_non_finite(v, r, column0, a.status);
+#pragma unroll
+    for (int offset = kLanes / 2; offset > 0; offset /= 2)
+      amax_bits = max(amax_bits, __shfl_xor_sync(group_mask, amax_bits, offset));
+    const float block_amax = float_from_bits(amax_bits);
+    const std::uint8_t scale = F == Fp4Format::nvfp4 ? nvfp4_block_scale_code(block_amax, a.scale_2)
+                                                     : mxfp4_block_scale_code(block_amax);
+    if (part == 0) *scale_byte = scale;
+    const float divisor = block_divisor(F, scale, a.scale_2);
+    unsigned long long packed = 0;  // little-endian: element i in nibble i
+#pragma unroll
+    for (int i = 0; i < kElementsPerLane; ++i)
+      packed |= static_cast<unsigned long long>(fp4_code(v[i], divisor)) << (4 * i);
+    // column0 is a multiple of 16 and cols/2 of 8: the 8-byte store is aligned.
+    *reinterpret_cast<unsigned long long*>(a.data + (r * a.cols + column0) / 2) = packed;
+  }
+}
+
+}  // namespace fp4gemm::cuda

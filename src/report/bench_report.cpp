@@ -1,0 +1,112 @@
+#include "report/bench_report.hpp"
+
+#include <fmt/format.h>
+
+#include "report/text_table.hpp"
+
+#ifndef FP4GEMM_GIT_REVISION
+#define FP4GEMM_GIT_REVISION "unknown"
+#endif
+
+namespace fp4gemm {
+namespace {
+
+
+// One row's fields, shared by the JSON and CSV renderings.
+nlohmann::ordered_json row_fields(const BenchRow& r) {
+  const GemmProblem& p = r.bench_case.problem;
+  nlohmann::ordered_json j;
+  j["backend"] = r.backend;
+  j["m"] = p.shape.m;
+  j["n"] = p.shape.n;
+  j["k"] = p.shape.k;
+  j["format"] = to_string(p.format);
+  j["mode"] = to_string(p.mode);
+  j["scale_layout"] = to_string(p.scale_layout);
+  j["out_dtype"] = to_string(p.out_dtype);
+  j["description"] = r.bench_case.description;
+  j["ran"] = r.ran;
+  j["note"] = r.note;
+  j["median_us"] = r.timing.median_s * 1e6;
+  j["p10_us"] = r.timing.p10_s * 1e6;
+  j["p90_us"] = r.timing.p90_s * 1e6;
+  j["rsd"] = r.timing.rsd;
+  j["samples"] = r.timing.samples;
+  j["calls_per_sample"] = r.timing.calls_per_sample;
+  j["converged"] = r.timing.converged;
+  j["timer"] = r.timing.method;
+  j["flops"] = p.shape.flops();
+  j["bytes"] = r.bytes;
+  j["tflops"] = r.tflops();
+  j["gbps"] = r.gbps();
+  return j;
+}
+
+}  // namespace
+
+std::string bench_table(const std::vector<BenchRow>& rows) {
+  using A = TextTable::Align;
+  TextTable table({{"M", A::right}, {"N", A::right}, {"K", A::right}, {"mode", A::left},
+                   {"time us", A::right}, {"p10-p90 us", A::right}, {"TFLOPS", A::right},
+                   {"GB/s", A::right}, {"backend", A::left}, {"description", A::left}});
+  for (const BenchRow& r : rows) {
+    const GemmProblem& p = r.bench_case.problem;
+    const std::string mode = fmt::format("{} {}", to_string(p.format), to_string(p.mode));
+    if (!r.ran) {
+      table.add_row({std::to_string(p.shape.m), std::to_string(p.shape.n), std::to_string(p.shape.k),
+                     mode, "-", "-", "-", "-", r.backend, "not run: " + r.note});
+      continue;
+    }
+    table.add_row({std::to_string(p.shape.m), std::to_string(p.shape.n), std::to_string(p.shape.k),
+                   mode, fmt::format("{:.2f}", r.timing.median_s * 1e6),
+                   fmt::format("{:.2f}-{:.2f}", r.timing.p10_s * 1e6, r.timing.p90_s * 1e6),
+                   fmt::format("{:.2f}", r.tflops()), fmt::format("{:.1f}", r.gbps()), r.backend,
+                   r.bench_case.description});
+  }
+  return table.render();
+}
+
+nlohmann::json bench_json(const std::vector<BenchRow>& rows, const BenchContext& context) {
+  nlohmann::ordered_json j;
+  j["schema"] = "fp4gemm.bench/1";
+  j["fp4gemm_version"] = FP4GEMM_VERSION;
+  j["git_revision"] = FP4GEMM_GIT_REVISION;
+  j["command"] = context.command;
+  j["device"] = context.device;
+  j["timing"] = {{"warmup_calls", context.timing.warmup_calls},
+                 {"sample_target_seconds", context.timing.sample_target_seconds},
+                 {"min_samples", context.timing.min_samples},
+                 {"max_samples", context.timing.max_samples},
+                 {"min_seconds", context.timing.min_seconds},
+                 {"max_seconds", context.timing.max_seconds},
+                 {"target_rsd", context.timing.target_rsd}};
+  j["results"] = nlohmann::ordered_json::array();
+  for (const BenchRow& r : rows) j["results"].push_back(row_fields(r));
+  return nlohmann::json::parse(j.dump());
+}
+
+std::string bench_csv(const std::vector<BenchRow>& rows) {
+  std::string out;
+  bool header = true;
+  for (const BenchRow& r : rows) {
+    const nlohmann::ordered_json j = row_fields(r);
+    if (header) {
+      for (auto it = j.begin(); it != j.end(); ++it) out += (it == j.begin() ? "" : ",") + it.key();
+      out += "\n";
+      header = false;
+    }
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      std::string cell = it->is_string() ? it->get<std::string>() : it->dump();
+      if (cell.find_first_of(",\"\n") != std::string::npos) {
+        std::string quoted = "\"";
+        for (char ch : cell) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+        cell = quoted + "\"";
+      }
+      out += (it == j.begin() ? "" : ",") + cell;
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace fp4gemm

@@ -1,0 +1,220 @@
+// End-to-end runs of the fp4gemm binary: every verb's happy path, and bad input giving a clear
+// error, a non-zero exit and no output file.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "fp4gemm/gemm.hpp"
+#include "fp4gemm/io.hpp"
+#include "fp4gemm/quantize.hpp"
+
+namespace fp4gemm {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+struct Result {
+  int status;
+  std::string output;  // stdout and stderr
+};
+
+Result run_cli(const std::string& arguments) {
+  const std::string command = std::string(FP4GEMM_CLI_PATH) + " " + arguments + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return {-1, "popen failed"};
+  std::string output;
+  std::array<char, 4096> buffer;
+  while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("fp4gemm_cli_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  HostMatrix write_random_npy(const std::string& name, std::int64_t rows, std::int64_t cols, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal;
+    std::vector<float> values(std::size_t(rows * cols));
+    for (float& v : values) v = normal(rng);
+    HostMatrix m = HostMatrix::from_f32(rows, cols, values);
+    write_npy(path(name), m, false, "test");
+    return m;
+  }
+  fs::path dir_;
+};
+
+TEST_F(CliTest, HelpForEveryVerb) {
+  EXPECT_EQ(run_cli("--help").status, 0);
+  for (const char* verb : {"devices", "backends", "check", "bench", "quantize", "gemm", "shapes"}) {
+    const Result r = run_cli(std::string(verb) + " --help");
+    EXPECT_EQ(r.status, 0) << verb;
+    EXPECT_THAT(r.output, HasSubstr("Usage")) << verb;
+  }
+}
+
+TEST_F(CliTest, DevicesShowsTheCpu) {
+  const Result r = run_cli("devices");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("CPU"));
+  EXPECT_THAT(r.output, HasSubstr("GPU"));
+}
+
+TEST_F(CliTest, BackendsListsEveryBackendWithAvailability) {
+  const Result r = run_cli("backends");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("cpu-reference"));
+  EXPECT_THAT(r.output, HasSubstr("cpu-fast"));
+}
+
+TEST_F(CliTest, CheckPassesOnCpuFast) {
+  const Result r = run_cli("check --backend cpu-fast --shapes 3x17x64,1x5x32");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("PASS  cpu-fast"));
+  EXPECT_THAT(r.output, ::testing::Not(HasSubstr("FAIL ")));
+}
+
+TEST_F(CliTest, BenchWritesTableAndJson) {
+  const Result r = run_cli("bench -m 1,2 -n 64 -k 256 --backend cpu-fast --mode w4a16 --max-seconds 0.05 --json " +
+                           path("b.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("TFLOPS"));
+  std::ifstream in(path("b.json"));
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["schema"], "fp4gemm.bench/1");
+  ASSERT_EQ(j["results"].size(), 2u);
+  EXPECT_EQ(j["results"][0]["backend"], "cpu-fast");
+  EXPECT_GT(j["results"][1]["median_us"].get<double>(), 0.0);
+}
+
+TEST_F(CliTest, BenchRejectsBadShapesNamingTheArgument) {
+  Result r = run_cli("bench -m 0 -n 64 -k 256 --backend cpu-fast");
+  EXPECT_NE(r.status, 0);
+  EXPECT_THAT(r.output, HasSubstr("-m = '0' is not a positive integer"));
+  r = run_cli("bench -m 1 -n 64 -k 100 --backend cpu-fast");
+  EXPECT_NE(r.status, 0);
+  EXPECT_THAT(r.output, HasSubstr("K = 100 is not a multiple of 16"));
+  r = run_cli("bench -m 1 -n 64 --backend cpu-fast");
+  EXPECT_NE(r.status, 0);
+  EXPECT_THAT(r.output, HasSubstr("-n and -k go together"));
+  r = run_cli("bench -m 1 -n 64 -k 64 --backend no-such-backend");
+  EXPECT_NE(r.status, 0);
+  EXPECT_THAT(r.output, HasSubstr("'no-such-backend' is not a backend"));
+}
+
+TEST_F(CliTest, QuantizeWritesModelOptSafetensors) {
+  const HostMatrix x = write_random_npy("w.npy", 4, 64, 1);
+  const Result r = run_cli("quantize --input " + path("w.npy") + " --output " + path("w.safetensors"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const Fp4Tensor q = read_fp4_safetensors(path("w.safetensors"), "test");
+  const Fp4Tensor expected = quantize(x);
+  EXPECT_EQ(q.data, expected.data);
+  EXPECT_EQ(q.scales, expected.scales);
+  EXPECT_EQ(q.scale_2, expected.scale_2);
+}
+
+TEST_F(CliTest, QuantizeRefusesToReplaceAnExistingOutput) {
+  write_random_npy("w.npy", 4, 64, 1);
+  { std::ofstream(path("out.safetensors")) << "keep me"; }
+  const Result r = run_cli("quantize --input " + path("w.npy") + " --output " + path("out.safetensors"));
+  EXPECT_NE(r.status, 0);
+  EXPECT_THAT(r.output, HasSubstr("already exists"));
+  std::ifstream in(path("out.safetensors"));
+  std::string content((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(content, "keep me");
+  EXPECT_EQ(run_cli("quantize --force --input " + path("w.npy") + " --output " + path("out.safetensors")).status, 0);
+}
+
+TEST_F(CliTest, QuantizeBadKLeavesNoOutput) {
+  write_random_npy("w.npy", 4, 100, 1);
+  const Result r = run_cli("quantize --input " + path("w.npy") + " --output " + path("w.safetensors"));
+  EXPECT_NE(r.status, 0);
+  EXPECT_THAT(r.output, HasSubstr("K = 100 is not a multiple of 16"));
+  EXPECT_FALSE(fs::exists(path("w.safetensors")));
+}
+
+TEST_F(CliTest, GemmMatchesTheReference) {
+  const HostMatrix a = write_random_npy("a.npy", 3, 64, 2);
+  const HostMatrix b = write_random_npy("b.npy", 5, 64, 3);
+  for (const char* mode : {"w4a16", "w4a4"}) {
+    const std::string out = path(std::string("d_") + mode + ".npy");
+    const Result r = run_cli("gemm --backend cpu-reference --mode " + std::string(mode) + " --a " + path("a.npy") +
+                             " --b " + path("b.npy") + " --out " + out);
+    ASSERT_EQ(r.status, 0) << r.output;
+    GemmOperands ops;
+    ops.problem = {{3, 5, 64}, parse_mode(mode), Fp4Format::nvfp4, ScaleLayout::linear, DType::f32};
+    ops.b = quantize(b);
+    ops.a_bf16 = a.converted(DType::bf16);
+    if (ops.problem.mode == Mode::w4a4) ops.a_fp4 = quantize(a);
+    const std::vector<float> expected = reference_gemm(ops).rounded;
+    const HostMatrix d = read_npy_matrix(out, "test");
+    ASSERT_EQ(d.rows, 3);
+    ASSERT_EQ(d.cols, 5);
+    EXPECT_EQ(d.f32, expected) << mode;
+  }
+}
+
+TEST_F(CliTest, GemmAcceptsQuantizedWeights) {
+  write_random_npy("a.npy", 2, 64, 2);
+  write_random_npy("b.npy", 3, 64, 3);
+  ASSERT_EQ(run_cli("quantize --input " + path("b.npy") + " --output " + path("b.safetensors")).status, 0);
+  const Result from_npy = run_cli("gemm --backend cpu-fast --a " + path("a.npy") + " --b " + path("b.npy") +
+                                  " --out " + path("d1.npy"));
+  const Result from_st = run_cli("gemm --backend cpu-fast --a " + path("a.npy") + " --b " + path("b.safetensors") +
+                                 " --out " + path("d2.npy"));
+  ASSERT_EQ(from_npy.status, 0) << from_npy.output;
+  ASSERT_EQ(from_st.status, 0) << from_st.output;
+  EXPECT_EQ(read_npy_matrix(path("d1.npy"), "t").f32, read_npy_matrix(path("d2.npy"), "t").f32);
+}
+
+TEST_F(CliTest, GemmRejectsMismatchedK) {
+  write_random_npy("a.npy", 2, 32, 2);
+  write_random_npy("b.npy", 3, 64, 3);
+  const Result r = run_cli("gemm --a " + path("a.npy") + " --b " + path("b.npy") + " --out " + path("d.npy"));
+  EXPECT_NE(r.status, 0);
+  EXPECT_THAT(r.output, HasSubstr("--a has K = 32 columns but --b has K = 64"));
+  EXPECT_FALSE(fs::exists(path("d.npy")));
+}
+
+TEST_F(CliTest, GemmRejectsUnreadableAndTruncatedFiles) {
+  Result r = run_cli("gemm --a " + path("missing.npy") + " --b " + path("missing.npy") + " --out " + path("d.npy"));
+  EXPECT_NE(r.status, 0);
+  EXPECT_THAT(r.output, HasSubstr("missing.npy"));
+  write_random_npy("b.npy", 3, 64, 3);
+  const auto size = fs::file_size(path("b.npy"));
+  fs::resize_file(path("b.npy"), size - 10);
+  r = run_cli("gemm --a " + path("b.npy") + " --b " + path("b.npy") + " --out " + path("d.npy"));
+  EXPECT_NE(r.status, 0);
+  EXPECT_THAT(r.output, HasSubstr("b.npy"));
+  EXPECT_FALSE(fs::exists(path("d.npy")));
+}
+
+TEST_F(CliTest, ShapesListsGlm5GemmsUnderTp8) {
+  const Result r = run_cli("shapes --model glm5 --tp 8");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("q_b_proj"));
+  EXPECT_THAT(r.output, HasSubstr("kv_a_proj_with_mqa"));
+  EXPECT_THAT(r.output, HasSubstr("lm_head"));
+  const Result bad = run_cli("shapes --model no-such-model");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_THAT(bad.output, HasSubstr("no-such-model"));
+}
+
+}  // namespace
+}  // namespace fp4gemm
