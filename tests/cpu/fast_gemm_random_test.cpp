@@ -61,11 +61,12 @@ std::vector<RandomCase> all_combinations() {
 
 // Awkward shapes, NVFP4 w4a16 -> f32 (linear) and MXFP4 w4a4 -> bf16 (swizzled).
 std::vector<RandomCase> shape_sweep() {
+  // M = 1..4 stream on AVX2, up to 16 on AVX-512 (in passes of 2 / 4 rows), larger M is blocked.
   const GemmShape shapes[] = {
-      {1, 1, 16},    {1, 3, 1040},  {1, 769, 48},   {2, 17, 16},   {2, 769, 528},
-      {3, 1, 528},   {3, 17, 48},   {4, 17, 48},    {5, 3, 528},   {17, 769, 16},
-      {17, 3, 1040}, {64, 17, 528}, {64, 769, 48},  {256, 1, 16},  {256, 3, 528},
-      {256, 17, 1040}, {256, 769, 48}, {96, 384, 2048}};
+      {1, 1, 16},      {1, 3, 1040},   {1, 769, 48},   {2, 17, 16},   {2, 769, 528},
+      {3, 1, 528},     {3, 17, 48},    {4, 17, 48},    {5, 3, 528},   {12, 33, 528},
+      {16, 5, 48},     {17, 769, 16},  {17, 3, 1040},  {64, 17, 528}, {64, 769, 48},
+      {256, 1, 16},    {256, 3, 528},  {256, 17, 1040}, {256, 769, 48}, {96, 384, 2048}};
   std::vector<RandomCase> cases;
   for (const GemmShape& shape : shapes) {
     cases.push_back(
