@@ -4,11 +4,12 @@
 //
 // 1. decode (one chunk = 32 elements = 16 code bytes: two NVFP4 blocks or one MXFP4 block):
 //    a. vpmovzxbd widens byte j into lane j;
-//    b. vpermps looks up the 16 signed E2M1 values with each lane's low 4 bits (even: the low
-//       nibble, sign included) and, after a shift by 4, the high nibble (odd);
-//    c. MXFP4 (one scale): the table is multiplied by the scale first (one vmulps);
-//       NVFP4 (two scales): the looked-up values are multiplied by a vector holding the first
-//       block's scale in lanes 0..7 and the second's in lanes 8..15 (two vmulps).
+//    b. the 16 signed E2M1 values times a block scale form a 16-entry table (one vmulps);
+//    c. MXFP4 (one scale): vpermps looks the table up with each lane's low 4 bits (even: the
+//       low nibble, sign included) and, after a shift by 4, the high nibble (odd);
+//       NVFP4 (two scales): two tables, one per block; vpermt2ps takes index bit 4 as the table
+//       select, so lanes 8..15 (bytes of the second block) get bit 4 set; the low nibble is
+//       masked to 4 bits first, the high nibble needs only the shift.
 // 2. micro-tile 6 x 4: 24 accumulators + 4 weight vectors + 1 activation vector = 29 registers.
 // 3. stream: up to 4 activation rows x 4 weight rows: 16 accumulators.
 // Nothing beyond AVX-512F is used (no BW/DQ/VL instructions), so isa_support asks for F alone.
@@ -63,16 +64,17 @@ struct Avx512Ops {
         _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(codes)));
     const __m512i high = _mm512_srli_epi32(bytes, 4);
     const __m512 values = _mm512_loadu_ps(kE2m1Values);
-    const __m512 scale = _mm512_set1_ps(scale_lut[scale_codes[0]]);
+    const __m512 first = _mm512_mul_ps(values, _mm512_set1_ps(scale_lut[scale_codes[0]]));
     if constexpr (kBlock == 32) {
-      const __m512 table = _mm512_mul_ps(values, scale);
-      even = _mm512_permutexvar_ps(bytes, table);
-      odd = _mm512_permutexvar_ps(high, table);
-    } else {  // lanes 8..15 hold the second block's bytes: they take its scale
-      const __m512 scales =
-          _mm512_mask_broadcastss_ps(scale, 0xFF00, _mm_set_ss(scale_lut[scale_codes[1]]));
-      even = _mm512_mul_ps(_mm512_permutexvar_ps(bytes, values), scales);
-      odd = _mm512_mul_ps(_mm512_permutexvar_ps(high, values), scales);
+      even = _mm512_permutexvar_ps(bytes, first);
+      odd = _mm512_permutexvar_ps(high, first);
+    } else {
+      const __m512 second = _mm512_mul_ps(values, _mm512_set1_ps(scale_lut[scale_codes[1]]));
+      const __m512i block_bit = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0,  //
+                                                  16, 16, 16, 16, 16, 16, 16, 16);
+      const __m512i low = _mm512_and_si512(bytes, _mm512_set1_epi32(0xF));
+      even = _mm512_permutex2var_ps(first, _mm512_or_si512(low, block_bit), second);
+      odd = _mm512_permutex2var_ps(first, _mm512_or_si512(high, block_bit), second);
     }
   }
 };

@@ -170,22 +170,27 @@ __device__ __forceinline__ void e2m1x4_to_bf16(std::uint32_t codes, std::uint32_
   pair23 = bf16x2_mul(prmt(lo, hi_signed, 0x7362u), scale2);
 }
 
-// A scale byte as bf16x2 (both lanes), branch-free (lanes of a warp hold different codes).
+// A scale byte as bf16x2 (both lanes), branch-free (lanes of a warp hold different codes) and
+// with no subnormal arithmetic:
 //   UE8M0: 2^(code - 127) is the bf16 with exponent field `code` (code 0: the subnormal 2^-127,
 //          0x0040; 0xFF: NaN).
-//   E4M3:  its exponent and mantissa bits, placed as a bf16's (<< 4), read 2^-120 times the
-//          value, subnormals included; a bf16 multiply by 2^120 restores it exactly. 0x7F: NaN.
+//   E4M3:  normal codes keep exponent and mantissa bits, rebiased (7 -> 127: + 120 << 7);
+//          subnormal codes m * 2^-9 are computed exactly in fp32 (a normal number); 0x7F: NaN.
 // Matches ue8m0_to_float / e4m3_to_float on all 256 codes.
 __device__ __forceinline__ std::uint32_t scale_to_bf16x2(bool mxfp4, std::uint32_t code) {
+  std::uint32_t h;
   if (mxfp4) {
-    std::uint32_t h = code << 7;
+    h = code << 7;
     h = code == 0 ? 0x0040u : h;
     h = code == 0xFF ? 0x7FC0u : h;
-    return h | (h << 16);
+  } else {
+    const std::uint32_t mag = code & 0x7F;
+    const std::uint32_t subnormal = float_bits(float(mag & 7) * 0x1p-9f) >> 16;
+    h = (mag >> 3) == 0 ? subnormal : (mag << 4) + 0x3C00u;
+    h = mag == 0x7F ? 0x7FC0u : h;
+    h |= (code & 0x80) << 8;
   }
-  const std::uint32_t bits = ((code & 0x7F) << 4) | ((code & 0x80) << 8);
-  const std::uint32_t scaled = bf16x2_mul(bits | (bits << 16), 0x7B807B80u);  // x 2^120
-  return (code & 0x7F) == 0x7F ? 0x7FC07FC0u | (((code & 0x80) << 8) * 0x10001u) : scaled;
+  return h | (h << 16);
 }
 
 // Scale offsets split into a row part and a k part in both layouts,
