@@ -14,7 +14,7 @@
 #include "baselines/baseline_factories.hpp"
 #include "baselines/cublas_conventions.hpp"
 #include "baselines/cublas_objects.hpp"
-#include "baselines/gpu_requirement.hpp"
+#include "cuda/gpu_requirement.hpp"
 #include "baselines/operand_values.hpp"
 #include "cuda/device_gemm_run.hpp"
 
@@ -86,7 +86,7 @@ class CublasBf16Backend final : public Backend {
     return {true, 0.0, 0x1p-23, "exact: bf16 block values, tensor cores, fp32 accumulate"};
   }
   Verdict availability() const override {
-    return require_sm(80, "needs sm_80+ (bf16 tensor cores)");
+    return cuda::require_sm(80, "needs sm_80+ (bf16 tensor cores)");
   }
   Verdict can_implement(const GemmProblem& p) const override {
     const GemmShape& s = p.shape;

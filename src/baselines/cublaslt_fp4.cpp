@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "baselines/baseline_factories.hpp"
-#include "baselines/gpu_requirement.hpp"
+#include "cuda/gpu_requirement.hpp"
 #include "baselines/lt_gemm_run.hpp"
 #include "fp4gemm/layout.hpp"
 
@@ -55,7 +55,7 @@ class CublasLtFp4Backend final : public Backend {
     return {true, 0.0, 0x1p-13, "exact operands; accumulation width unmeasured (2^-13 assumed)"};
   }
   Verdict availability() const override {
-    const Verdict sm = require_sm(100, "needs sm_100/sm_120 (Blackwell)");
+    const Verdict sm = cuda::require_sm(100, "needs sm_100/sm_120 (Blackwell)");
     if (!sm) return sm;
     // Probed once per process: the device a process computes on does not change.
     static const Verdict probed = probe_nvfp4();

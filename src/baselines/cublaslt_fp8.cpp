@@ -15,7 +15,7 @@
 #include <cstring>
 
 #include "baselines/baseline_factories.hpp"
-#include "baselines/gpu_requirement.hpp"
+#include "cuda/gpu_requirement.hpp"
 #include "baselines/lt_gemm_run.hpp"
 #include "baselines/operand_values.hpp"
 #include "fp4gemm/codecs.hpp"
@@ -57,7 +57,7 @@ class CublasLtFp8Backend final : public Backend {
     return {false, 0x1p-4, 0x1p-13,
             "lossy: operands re-quantized to per-tensor E4M3; FP8 tensor-core accumulation"};
   }
-  Verdict availability() const override { return require_sm(89, "needs sm_89+ (FP8 tensor cores)"); }
+  Verdict availability() const override { return cuda::require_sm(89, "needs sm_89+ (FP8 tensor cores)"); }
   Verdict can_implement(const GemmProblem& p) const override { return lt_alignment(p, 8, "FP8"); }
   std::unique_ptr<GemmRun> prepare(const GemmOperands& ops) const override {
     ops.validate();

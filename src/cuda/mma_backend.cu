@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include "cuda/device_gemm_run.hpp"
+#include "cuda/gpu_requirement.hpp"
 #include "cuda/mma_gemm.hpp"
-#include "fp4gemm/device.hpp"
 
 namespace fp4gemm::cuda {
 namespace {
@@ -66,18 +66,7 @@ class MmaBackend final : public Backend {
             "exact: E2M1 x scale -> bf16 in registers, mma.sync with fp32 accumulation"};
   }
   Verdict availability() const override {
-    std::string why_none;
-    const std::vector<GpuInfo> gpus = query_gpus(&why_none);
-    if (gpus.empty())
-      return Verdict::no(why_none.empty() ? "no CUDA device" : "no CUDA device: " + why_none);
-    int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= int(gpus.size())) {
-      cudaGetLastError();
-      return Verdict::no("no CUDA device is current");
-    }
-    const GpuInfo& gpu = gpus[std::size_t(device)];
-    if (gpu.sm_major < 8)
-      return Verdict::no(fmt::format("needs sm_80+, this GPU is sm_{}{}", gpu.sm_major, gpu.sm_minor));
+    if (const Verdict sm = require_sm(80, "needs sm_80+ (bf16 mma.sync)"); !sm) return sm;
     return mma_kernel_image_present();
   }
   Verdict can_implement(const GemmProblem& problem) const override {

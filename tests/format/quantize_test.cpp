@@ -1,6 +1,7 @@
 // The CPU quantizer: hand-computed NVFP4 and MXFP4 tensors (codes, nibble order, scales,
 // scale_2, dequantized values), zero and constant blocks, the tensor-scale options and their
 // errors, 16-bit inputs, and rejection of bad shapes and non-finite values.
+#include "expect_error.hpp"
 #include "fp4gemm/quantize.hpp"
 
 #include <gtest/gtest.h>
@@ -17,20 +18,10 @@
 namespace fp4gemm {
 namespace {
 
+using test::expect_error;
+
 using test::codes_of;
 using test::measured_scale;
-
-// Runs `f` and expects InvalidArgument whose message contains `needle`.
-template <typename F>
-void expect_invalid(F&& f, const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected one containing: " << needle;
-  } catch (const InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
-        << "message: " << e.what() << "\nexpected to contain: " << needle;
-  }
-}
 
 std::vector<float> padded(std::vector<float> values, std::size_t size) {
   values.resize(size, 0.0f);
@@ -241,15 +232,15 @@ TEST(Quantize, RejectsBadShapes) {
   const auto zeros = [](std::int64_t rows, std::int64_t cols) {
     return HostMatrix::from_f32(rows, cols, std::vector<float>(std::size_t(rows * cols), 0.0f));
   };
-  expect_invalid([&] { quantize(zeros(2, 100)); },
+  expect_error<InvalidArgument>([&] { quantize(zeros(2, 100)); },
                  "K = 100 is not a multiple of 16 (the NVFP4 block size)");
-  expect_invalid([&] { quantize(zeros(2, 48), measured_scale(Fp4Format::mxfp4)); },
+  expect_error<InvalidArgument>([&] { quantize(zeros(2, 48), measured_scale(Fp4Format::mxfp4)); },
                  "K = 48 is not a multiple of 32 (the MXFP4 block size)");
-  expect_invalid([&] { quantize(zeros(2, 0)); }, "K = 0 must be at least 1");
-  expect_invalid([&] { quantize(zeros(0, 16)); }, "rows = 0 must be at least 1");
+  expect_error<InvalidArgument>([&] { quantize(zeros(2, 0)); }, "K = 0 must be at least 1");
+  expect_error<InvalidArgument>([&] { quantize(zeros(0, 16)); }, "rows = 0 must be at least 1");
   HostMatrix short_storage = zeros(1, 16);
   short_storage.rows = 2;
-  expect_invalid([&] { quantize(short_storage); }, "input holds 16 f32 values; 2 x 16 needs 32");
+  expect_error<InvalidArgument>([&] { quantize(short_storage); }, "input holds 16 f32 values; 2 x 16 needs 32");
 }
 
 TEST(Quantize, RejectsNonFiniteInputNamingTheFirstPosition) {
@@ -261,15 +252,15 @@ TEST(Quantize, RejectsNonFiniteInputNamingTheFirstPosition) {
   given.scale_2 = 1.0f;  // the check does not depend on measuring amax
   for (const QuantizeOptions& options :
        {QuantizeOptions{}, given, measured_scale(Fp4Format::mxfp4)})
-    expect_invalid([&] { quantize(x, options); }, "input has NaN at row 3, column 17");
-  expect_invalid([&] { resolve_scale_2(x, {}); }, "input has NaN at row 3, column 17");
-  expect_invalid([&] { quantize(x.converted(DType::bf16)); }, "input has NaN at row 3, column 17");
+    expect_error<InvalidArgument>([&] { quantize(x, options); }, "input has NaN at row 3, column 17");
+  expect_error<InvalidArgument>([&] { resolve_scale_2(x, {}); }, "input has NaN at row 3, column 17");
+  expect_error<InvalidArgument>([&] { quantize(x.converted(DType::bf16)); }, "input has NaN at row 3, column 17");
 
   v[3 * 32 + 17] = 1.0f;
-  expect_invalid([&] { quantize(HostMatrix::from_f32(5, 32, v)); },
+  expect_error<InvalidArgument>([&] { quantize(HostMatrix::from_f32(5, 32, v)); },
                  "input has inf at row 4, column 0");
   v[4 * 32 + 0] = -std::numeric_limits<float>::infinity();
-  expect_invalid([&] { quantize(HostMatrix::from_f32(5, 32, v)); },
+  expect_error<InvalidArgument>([&] { quantize(HostMatrix::from_f32(5, 32, v)); },
                  "input has -inf at row 4, column 0");
 }
 
@@ -285,21 +276,21 @@ TEST(Quantize, RejectsBadTensorScaleOptions) {
   };
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
-  expect_invalid([&] { quantize(x, with(1.0f, 1.0f)); },
+  expect_error<InvalidArgument>([&] { quantize(x, with(1.0f, 1.0f)); },
                  "give scale_2 or global_sf (= 1 / scale_2), not both");
-  expect_invalid([&] { quantize(x, with(0.0f, {})); }, "scale_2 = 0 must be positive and finite");
-  expect_invalid([&] { quantize(x, with(-1.0f, {})); }, "scale_2 = -1 must be positive and finite");
-  expect_invalid([&] { quantize(x, with(nan, {})); }, "scale_2 = nan must be positive and finite");
-  expect_invalid([&] { quantize(x, with(inf, {})); }, "scale_2 = inf must be positive and finite");
-  expect_invalid([&] { quantize(x, with({}, 0.0f)); }, "global_sf = 0 must be positive and finite");
-  expect_invalid([&] { quantize(x, with({}, inf)); },
+  expect_error<InvalidArgument>([&] { quantize(x, with(0.0f, {})); }, "scale_2 = 0 must be positive and finite");
+  expect_error<InvalidArgument>([&] { quantize(x, with(-1.0f, {})); }, "scale_2 = -1 must be positive and finite");
+  expect_error<InvalidArgument>([&] { quantize(x, with(nan, {})); }, "scale_2 = nan must be positive and finite");
+  expect_error<InvalidArgument>([&] { quantize(x, with(inf, {})); }, "scale_2 = inf must be positive and finite");
+  expect_error<InvalidArgument>([&] { quantize(x, with({}, 0.0f)); }, "global_sf = 0 must be positive and finite");
+  expect_error<InvalidArgument>([&] { quantize(x, with({}, inf)); },
                  "global_sf = inf must be positive and finite");
-  expect_invalid([&] { quantize(x, with({}, 1e-45f)); }, "scale_2 = 1 / global_sf overflows fp32");
-  expect_invalid([&] { quantize(x, with(1.0f, {}, Fp4Format::mxfp4)); },
+  expect_error<InvalidArgument>([&] { quantize(x, with({}, 1e-45f)); }, "scale_2 = 1 / global_sf overflows fp32");
+  expect_error<InvalidArgument>([&] { quantize(x, with(1.0f, {}, Fp4Format::mxfp4)); },
                  "MXFP4 has no tensor scale");
-  expect_invalid([&] { quantize(x, with({}, 1.0f, Fp4Format::mxfp4)); },
+  expect_error<InvalidArgument>([&] { quantize(x, with({}, 1.0f, Fp4Format::mxfp4)); },
                  "MXFP4 has no tensor scale");
-  expect_invalid([&] { resolve_scale_2(x, with(0.0f, {})); }, "scale_2 = 0 must be positive");
+  expect_error<InvalidArgument>([&] { resolve_scale_2(x, with(0.0f, {})); }, "scale_2 = 0 must be positive");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "expect_error.hpp"
 #include "format/fp4_tensor_builder.hpp"
 #include "fp4gemm/codecs.hpp"
 #include "fp4gemm/error.hpp"
@@ -14,6 +15,8 @@
 
 namespace fp4gemm {
 namespace {
+
+using test::expect_error;
 
 using test::make_fp4_tensor;
 
@@ -150,16 +153,6 @@ TEST(ReferenceGemmExact, OutputRoundedOnceToTheOutputDtype) {
   }
 }
 
-template <typename F>
-void expect_invalid(F&& f, const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected one containing: " << needle;
-  } catch (const InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
-
 TEST(ReferenceGemm, RejectsMismatchedK) {
   const auto fp4 = [](std::int64_t rows, std::int64_t cols) {
     return make_fp4_tensor(Fp4Format::nvfp4, rows, cols,
@@ -170,15 +163,15 @@ TEST(ReferenceGemm, RejectsMismatchedK) {
   ops.problem = problem(Mode::w4a4, Fp4Format::nvfp4, {1, 1, 16});
   ops.a_fp4 = fp4(1, 16);
   ops.b = fp4(1, 32);
-  expect_invalid([&] { reference_gemm(ops); }, "B is 1 x 32; the problem needs N x K = 1 x 16");
+  expect_error<InvalidArgument>([&] { reference_gemm(ops); }, "B is 1 x 32; the problem needs N x K = 1 x 16");
   ops.a_fp4 = fp4(1, 32);
   ops.b = fp4(1, 16);
-  expect_invalid([&] { reference_gemm(ops); }, "A is 1 x 32; the problem needs M x K = 1 x 16");
+  expect_error<InvalidArgument>([&] { reference_gemm(ops); }, "A is 1 x 32; the problem needs M x K = 1 x 16");
   ops.problem.mode = Mode::w4a16;
   ops.a_bf16 = bf16_matrix(1, 32, std::vector<float>(32, 1.0f));
-  expect_invalid([&] { reference_gemm(ops); }, "A is 1 x 32; the problem needs M x K = 1 x 16");
+  expect_error<InvalidArgument>([&] { reference_gemm(ops); }, "A is 1 x 32; the problem needs M x K = 1 x 16");
   ops.problem.shape.k = 20;
-  expect_invalid([&] { reference_gemm(ops); }, "K = 20 is not a multiple of 16");
+  expect_error<InvalidArgument>([&] { reference_gemm(ops); }, "K = 20 is not a multiple of 16");
 }
 
 }  // namespace

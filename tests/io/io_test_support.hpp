@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "expect_error.hpp"
 #include "fp4gemm/error.hpp"
 #include "fp4gemm/layout.hpp"
 #include "fp4gemm/tensor.hpp"
@@ -24,17 +25,7 @@ namespace fp4gemm::testing_io {
 
 using Bytes = std::vector<std::uint8_t>;
 
-// Expects `f` to throw E (a subclass of fp4gemm::Error) whose message contains `substring`.
-// Any other exception escapes and fails the test.
-template <typename E, typename F>
-void expect_error(F&& f, std::string_view substring) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception; expected one containing: " << substring;
-  } catch (const E& e) {
-    EXPECT_THAT(e.what(), ::testing::HasSubstr(std::string(substring)));
-  }
-}
+using test::expect_error;
 
 // One malformed or unsupported input and the error it must raise.
 struct Rejection {

@@ -1,4 +1,4 @@
-#include "baselines/gpu_requirement.hpp"
+#include "cuda/gpu_requirement.hpp"
 
 #include <cuda_runtime.h>
 
@@ -7,7 +7,7 @@
 #include "cuda/cuda_check.hpp"
 #include "fp4gemm/device.hpp"
 
-namespace fp4gemm::baselines {
+namespace fp4gemm::cuda {
 
 Verdict require_sm(int min_sm, std::string_view need) {
   std::string why_none;
@@ -20,4 +20,4 @@ Verdict require_sm(int min_sm, std::string_view need) {
   return Verdict::no(fmt::format("{}; this GPU is sm_{}{}", need, gpu.sm_major, gpu.sm_minor));
 }
 
-}  // namespace fp4gemm::baselines
+}  // namespace fp4gemm::cuda
