@@ -41,6 +41,10 @@ bool is_poison(float decoded_output_value);
 // made of. fp4: packed E2M1 + block scales; bf16/fp8: one dequantized element per 2 / 1 bytes.
 enum class OperandEncoding { fp4, bf16, fp8 };
 
+// Where a backend's multiply-accumulates run, which picks the compute peak of its roofline:
+// CPU cores (no datasheet ceiling), or GPU tensor cores taking BF16, FP8 or FP4 inputs.
+enum class ComputePath { cpu, bf16_tensor, fp8_tensor, fp4_tensor };
+
 // A problem prepared on a backend: operands converted and resident where the backend computes.
 class GemmRun {
  public:
@@ -64,6 +68,13 @@ class Backend {
   virtual Verdict availability() const = 0;      // present and usable on this machine?
   virtual Verdict can_implement(const GemmProblem& problem) const = 0;
   virtual OperandEncoding encoding() const { return OperandEncoding::fp4; }
+  // Default: CPU backends compute on the CPU; GPU backends on FP8 tensor cores when their
+  // operands are FP8, else on BF16 tensor cores (every kernel of src/cuda dequantizes FP4 to
+  // BF16 in registers). A backend on FP4 tensor cores overrides it.
+  virtual ComputePath compute_path() const {
+    if (device() == DeviceKind::cpu) return ComputePath::cpu;
+    return encoding() == OperandEncoding::fp8 ? ComputePath::fp8_tensor : ComputePath::bf16_tensor;
+  }
   virtual std::unique_ptr<GemmRun> prepare(const GemmOperands& operands) const = 0;
 };
 

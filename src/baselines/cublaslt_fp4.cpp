@@ -48,6 +48,7 @@ class CublasLtFp4Backend final : public Backend {
            "project's hardware (H200)";
   }
   DeviceKind device() const override { return DeviceKind::cuda; }
+  ComputePath compute_path() const override { return ComputePath::fp4_tensor; }
   Accuracy accuracy() const override {
     // The operands are the FP4 codes and scales themselves: exact. How many bits Blackwell's
     // block-scaled MMA keeps while accumulating is not public and not measured here; until it is,

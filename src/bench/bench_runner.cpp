@@ -8,7 +8,8 @@ namespace {
 
 double fp4_operand_bytes(std::int64_t rows, std::int64_t k, const GemmProblem& p) {
   const std::int64_t scale_cols = k / block_size(p.format);
-  return double(rows * k / 2) + double(scale_bytes(p.scale_layout, rows, scale_cols));
+  const double tensor_scale = p.format == Fp4Format::nvfp4 ? 4.0 : 0.0;  // fp32 scale_2
+  return double(rows * k / 2) + double(scale_bytes(p.scale_layout, rows, scale_cols)) + tensor_scale;
 }
 
 }  // namespace
@@ -30,7 +31,7 @@ double gemm_bytes(const GemmProblem& p, OperandEncoding encoding) {
 std::vector<BenchRow> run_bench(const std::vector<BenchCase>& cases,
                                 const std::vector<const Backend*>& backends,
                                 const TimingOptions& timing, std::uint64_t seed,
-                                const BenchRowCallback& on_row) {
+                                const Ceilings& ceilings, const BenchRowCallback& on_row) {
   std::vector<BenchRow> rows;
   for (std::size_t c = 0; c < cases.size(); ++c) {
     const GemmProblem& problem = cases[c].problem;
@@ -47,6 +48,8 @@ std::vector<BenchRow> run_bench(const std::vector<BenchCase>& cases,
           auto run = backend->prepare(operands);
           row.timing = time_gemm(*run, timing);
           row.ran = true;
+          row.roofline = roofline(problem.shape.flops(), row.bytes, row.timing.median_s, ceilings,
+                                  backend->compute_path());
         } catch (const Error& e) {
           row.note = e.what();
         }

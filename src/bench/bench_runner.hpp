@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/ceilings.hpp"
+#include "bench/roofline.hpp"
 #include "bench/timing.hpp"
 #include "fp4gemm/backend.hpp"
 
@@ -22,21 +24,25 @@ struct BenchRow {
   std::string note;     // why it did not run (can_implement, error)
   Timing timing;
   double bytes = 0;     // bytes the backend must move at least once (its operand encoding)
+  Roofline roofline;    // of the median time (left empty when the row did not run)
   double tflops() const { return ran ? bench_case.problem.shape.flops() / timing.median_s * 1e-12 : 0; }
   double gbps() const { return ran ? bytes / timing.median_s * 1e-9 : 0; }
 };
 
 // Bytes a GEMM moves through memory at the least, each operand read once and D written once:
-//   fp4:  packed data (K/2 per row) + scales in the problem's layout (padding included) for B,
-//         and for A too in w4a4; bf16 A (2 bytes per element) in w4a16;
+//   fp4:  packed data (K/2 per row) + scales in the problem's layout (padding included) + the
+//         fp32 tensor scale (NVFP4 only) for B, and for A too in w4a4; bf16 A (2 bytes per
+//         element) in w4a16;
 //   bf16: every operand as 2-byte elements;  fp8: 1-byte elements (+ 2 fp32 tensor scales);
 //   plus M x N output elements of out_dtype.
 double gemm_bytes(const GemmProblem& problem, OperandEncoding encoding);
 
+// `ceilings`: those of the GPU the CUDA backends run on (lookup_ceilings), each row's roofline
+// uses them with the backend's compute_path().
 using BenchRowCallback = std::function<void(const BenchRow&)>;
 std::vector<BenchRow> run_bench(const std::vector<BenchCase>& cases,
                                 const std::vector<const Backend*>& backends,
                                 const TimingOptions& timing, std::uint64_t seed,
-                                const BenchRowCallback& on_row = {});
+                                const Ceilings& ceilings, const BenchRowCallback& on_row = {});
 
 }  // namespace fp4gemm

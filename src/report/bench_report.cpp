@@ -11,7 +11,6 @@
 namespace fp4gemm {
 namespace {
 
-
 // One row's fields, shared by the JSON and CSV renderings.
 nlohmann::ordered_json row_fields(const BenchRow& r) {
   const GemmProblem& p = r.bench_case.problem;
@@ -39,40 +38,67 @@ nlohmann::ordered_json row_fields(const BenchRow& r) {
   j["bytes"] = r.bytes;
   j["tflops"] = r.tflops();
   j["gbps"] = r.gbps();
+  j["intensity"] = r.roofline.intensity;
+  j["memory_floor_us"] = r.roofline.memory_floor_s * 1e6;
+  j["compute_floor_us"] = r.roofline.compute_floor_s * 1e6;
+  j["floor_us"] = r.roofline.floor_s * 1e6;
+  j["efficiency"] = r.roofline.efficiency;
+  j["verdict"] = r.roofline.verdict;
   return j;
 }
 
-}  // namespace
+nlohmann::ordered_json ceilings_fields(const Ceilings& c) {
+  return {{"device", c.device},           {"source", c.source},
+          {"memory", c.memory},           {"memory_gbps", c.memory_gbps},
+          {"bf16_tflops", c.bf16_tflops}, {"fp8_tflops", c.fp8_tflops},
+          {"fp4_tflops", c.fp4_tflops}};
+}
 
-std::string bench_table(const std::vector<BenchRow>& rows) {
+TextTable make_bench_table(const std::vector<BenchRow>& rows) {
   using A = TextTable::Align;
   TextTable table({{"M", A::right}, {"N", A::right}, {"K", A::right}, {"mode", A::left},
                    {"time us", A::right}, {"p10-p90 us", A::right}, {"TFLOPS", A::right},
-                   {"GB/s", A::right}, {"backend", A::left}, {"description", A::left}});
+                   {"GB/s", A::right}, {"% floor", A::right}, {"backend", A::left},
+                   {"verdict", A::left}, {"description", A::left}});
   for (const BenchRow& r : rows) {
     const GemmProblem& p = r.bench_case.problem;
     const std::string mode = fmt::format("{} {}", to_string(p.format), to_string(p.mode));
     if (!r.ran) {
       table.add_row({std::to_string(p.shape.m), std::to_string(p.shape.n), std::to_string(p.shape.k),
-                     mode, "-", "-", "-", "-", r.backend, "not run: " + r.note});
+                     mode, "-", "-", "-", "-", "-", r.backend, "not run: " + r.note,
+                     r.bench_case.description});
       continue;
     }
+    const double efficiency = r.roofline.efficiency;
     table.add_row({std::to_string(p.shape.m), std::to_string(p.shape.n), std::to_string(p.shape.k),
                    mode, fmt::format("{:.2f}", r.timing.median_s * 1e6),
                    fmt::format("{:.2f}-{:.2f}", r.timing.p10_s * 1e6, r.timing.p90_s * 1e6),
-                   fmt::format("{:.2f}", r.tflops()), fmt::format("{:.1f}", r.gbps()), r.backend,
-                   r.bench_case.description});
+                   fmt::format("{:.2f}", r.tflops()), fmt::format("{:.1f}", r.gbps()),
+                   efficiency > 0 ? format_percent(efficiency) : "-", r.backend,
+                   r.roofline.verdict, r.bench_case.description});
   }
-  return table.render();
+  return table;
+}
+
+}  // namespace
+
+std::string bench_table(const std::vector<BenchRow>& rows) { return make_bench_table(rows).render(); }
+
+std::string bench_markdown(const std::vector<BenchRow>& rows, const BenchContext& context) {
+  return fmt::format(
+      "# fp4gemm bench\n\n- device: {}\n- ceilings: {}\n- command: `{}`\n- fp4gemm {} ({})\n\n{}",
+      context.device, context.ceilings.describe(), context.command, FP4GEMM_VERSION,
+      FP4GEMM_GIT_REVISION, make_bench_table(rows).render_markdown());
 }
 
 nlohmann::json bench_json(const std::vector<BenchRow>& rows, const BenchContext& context) {
   nlohmann::ordered_json j;
-  j["schema"] = "fp4gemm.bench/1";
+  j["schema"] = "fp4gemm.bench/2";
   j["fp4gemm_version"] = FP4GEMM_VERSION;
   j["git_revision"] = FP4GEMM_GIT_REVISION;
   j["command"] = context.command;
   j["device"] = context.device;
+  j["ceilings"] = ceilings_fields(context.ceilings);
   j["timing"] = {{"warmup_calls", context.timing.warmup_calls},
                  {"sample_target_seconds", context.timing.sample_target_seconds},
                  {"min_samples", context.timing.min_samples},

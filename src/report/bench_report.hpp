@@ -1,6 +1,6 @@
 #pragma once
-// Renderings of bench results: terminal table, JSON (schema "fp4gemm.bench/1", documented in
-// docs/bench-json.md), CSV.
+// Renderings of bench results: terminal table, Markdown, JSON (schema "fp4gemm.bench/2",
+// documented in docs/bench-json.md), CSV (the JSON rows' fields as columns).
 #include <string>
 #include <vector>
 
@@ -15,9 +15,12 @@ struct BenchContext {
   std::string command;       // the command line, as typed
   std::string device;        // e.g. "NVIDIA H200 (sm_90, 132 SMs)" or the CPU model
   TimingOptions timing;
+  Ceilings ceilings;         // what the rows' rooflines were computed against
 };
 
 std::string bench_table(const std::vector<BenchRow>& rows);
+// The same table under a heading with the device, the ceilings' source, the command and revision.
+std::string bench_markdown(const std::vector<BenchRow>& rows, const BenchContext& context);
 nlohmann::json bench_json(const std::vector<BenchRow>& rows, const BenchContext& context);
 std::string bench_csv(const std::vector<BenchRow>& rows);
 

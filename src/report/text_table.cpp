@@ -38,4 +38,24 @@ std::string TextTable::render() const {
   return out;
 }
 
+std::string TextTable::render_markdown() const {
+  const auto line = [](const std::vector<std::string>& cells) {
+    std::string out = "|";
+    for (const std::string& cell : cells) {
+      out += ' ';
+      for (char ch : cell) out += ch == '|' ? std::string("\\|") : std::string(1, ch);
+      out += " |";
+    }
+    return out + "\n";
+  };
+  std::vector<std::string> headers, rules;
+  for (const auto& c : columns_) {
+    headers.push_back(c.header);
+    rules.push_back(c.align == Align::right ? "---:" : "---");
+  }
+  std::string out = line(headers) + line(rules);
+  for (const auto& row : rows_) out += line(row);
+  return out;
+}
+
 }  // namespace fp4gemm

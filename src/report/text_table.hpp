@@ -1,5 +1,6 @@
 #pragma once
-// TextTable: a terminal table with aligned columns (numbers right-aligned, text left-aligned).
+// TextTable: a terminal table with aligned columns (numbers right-aligned, text left-aligned),
+// or the same rows as a GitHub-flavoured Markdown table.
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@ class TextTable {
   explicit TextTable(std::vector<Column> columns) : columns_(std::move(columns)) {}
   void add_row(std::vector<std::string> cells);
   std::string render() const;
+  std::string render_markdown() const;  // '|' in a cell is escaped
 
  private:
   std::vector<Column> columns_;

@@ -45,26 +45,54 @@ TEST(Timing, KeepsSamplingNoiseUntilTheTimeLimit) {
   EXPECT_FALSE(converged);  // stopped on the limit, not on the RSD rule
 }
 
-TEST(BenchBytes, SeedDecodeShapeByHand) {
-  // 1 x 768 x 6144 w4a4 NVFP4, linear scales, bf16 out:
-  //   A 6144/2 + 6144/16 = 3456; B 768 * (3072 + 384) = 2654208; D 768 * 2 = 1536.
-  const GemmProblem p{{1, 768, 6144}, Mode::w4a4, Fp4Format::nvfp4, ScaleLayout::linear, DType::bf16};
-  EXPECT_DOUBLE_EQ(gemm_bytes(p, OperandEncoding::fp4), 3456.0 + 2654208.0 + 1536.0);
-  EXPECT_DOUBLE_EQ(p.shape.flops(), 9437184.0);
-  // The same in bf16 (cuBLAS on dequantized operands): (1 + 768) * 6144 * 2 + 1536.
-  EXPECT_DOUBLE_EQ(gemm_bytes(p, OperandEncoding::bf16), 769.0 * 6144 * 2 + 1536);
+// The seed's shapes, NVFP4 (K = 6144: 3072 packed bytes and 384 E4M3 scales per row, plus a
+// 4-byte fp32 scale_2 per FP4 tensor), bf16 out. B (768 rows) is the same in every case:
+// 768 * (3072 + 384) + 4 = 2654212, in both layouts (768 and 384 are multiples of 128 and 4).
+constexpr double kSeedWeightBytes = 2654212.0;
+
+GemmProblem seed_problem(std::int64_t m, Mode mode, ScaleLayout layout) {
+  return {{m, 768, 6144}, mode, Fp4Format::nvfp4, layout, DType::bf16};
 }
 
-TEST(BenchBytes, SeedPrefillShapeWithSwizzledPadding) {
-  // 512 x 768 x 6144 w4a16 NVFP4, swizzled scales (768 rows and 384 scale columns are already
-  // multiples of 128 and 4, so no padding), f32 out:
-  //   A 512 * 6144 * 2 = 6291456; B 2654208; D 512 * 768 * 4 = 1572864.
-  const GemmProblem p{{512, 768, 6144}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::swizzled, DType::f32};
-  EXPECT_DOUBLE_EQ(gemm_bytes(p, OperandEncoding::fp4), 6291456.0 + 2654208.0 + 1572864.0);
-  EXPECT_DOUBLE_EQ(p.shape.flops(), 2.0 * 512 * 768 * 6144);
-  // N = 100 pads to 128 rows of scales in the swizzled layout: 128 * 384 scale bytes.
+TEST(BenchBytes, SeedDecodeShapeByHand) {
+  // 1 x 768 x 6144; D = 768 bf16 = 1536 bytes.
+  //   w4a16: A 6144 bf16 = 12288.
+  EXPECT_DOUBLE_EQ(gemm_bytes(seed_problem(1, Mode::w4a16, ScaleLayout::linear), OperandEncoding::fp4),
+                   12288.0 + kSeedWeightBytes + 1536.0);
+  //   w4a4, linear: A 3072 + 384 + 4 = 3460.
+  EXPECT_DOUBLE_EQ(gemm_bytes(seed_problem(1, Mode::w4a4, ScaleLayout::linear), OperandEncoding::fp4),
+                   3460.0 + kSeedWeightBytes + 1536.0);
+  //   w4a4, swizzled: A's one row of scales is padded to 128 rows: 3072 + 128 * 384 + 4 = 52228.
+  EXPECT_DOUBLE_EQ(gemm_bytes(seed_problem(1, Mode::w4a4, ScaleLayout::swizzled), OperandEncoding::fp4),
+                   52228.0 + kSeedWeightBytes + 1536.0);
+  EXPECT_DOUBLE_EQ(seed_problem(1, Mode::w4a4, ScaleLayout::linear).shape.flops(), 9437184.0);
+  // The same in bf16 (cuBLAS on dequantized operands): (1 + 768) * 6144 * 2 + 1536, and in fp8
+  // (1 + 768) * 6144 + two fp32 tensor scales + 1536.
+  const GemmProblem p = seed_problem(1, Mode::w4a4, ScaleLayout::linear);
+  EXPECT_DOUBLE_EQ(gemm_bytes(p, OperandEncoding::bf16), 769.0 * 6144 * 2 + 1536);
+  EXPECT_DOUBLE_EQ(gemm_bytes(p, OperandEncoding::fp8), 769.0 * 6144 + 8 + 1536);
+}
+
+TEST(BenchBytes, SeedPrefillShapeByHand) {
+  // 512 x 768 x 6144; D = 512 * 768 bf16 = 786432 bytes.
+  //   w4a16: A 512 * 6144 * 2 = 6291456.
+  EXPECT_DOUBLE_EQ(gemm_bytes(seed_problem(512, Mode::w4a16, ScaleLayout::swizzled), OperandEncoding::fp4),
+                   6291456.0 + kSeedWeightBytes + 786432.0);
+  //   w4a4: A 512 * (3072 + 384) + 4 = 1769476 in both layouts (512 rows need no padding).
+  for (ScaleLayout layout : {ScaleLayout::linear, ScaleLayout::swizzled})
+    EXPECT_DOUBLE_EQ(gemm_bytes(seed_problem(512, Mode::w4a4, layout), OperandEncoding::fp4),
+                     1769476.0 + kSeedWeightBytes + 786432.0);
+  EXPECT_DOUBLE_EQ(seed_problem(512, Mode::w4a16, ScaleLayout::linear).shape.flops(), 2.0 * 512 * 768 * 6144);
+}
+
+TEST(BenchBytes, SwizzledPaddingAndMxfp4) {
+  // N = 100 pads to 128 rows of scales in the swizzled layout: 128 * 384 scale bytes; f32 out.
   const GemmProblem padded{{1, 100, 6144}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::swizzled, DType::f32};
-  EXPECT_DOUBLE_EQ(gemm_bytes(padded, OperandEncoding::fp4), 6144.0 * 2 + 100.0 * 3072 + 128.0 * 384 + 400);
+  EXPECT_DOUBLE_EQ(gemm_bytes(padded, OperandEncoding::fp4), 6144.0 * 2 + 100.0 * 3072 + 128.0 * 384 + 4 + 400);
+  // MXFP4 has 192 UE8M0 scales per row (one per 32) and no tensor scale:
+  //   A 3072 + 192, B 768 * (3072 + 192), D 1536.
+  const GemmProblem mx{{1, 768, 6144}, Mode::w4a4, Fp4Format::mxfp4, ScaleLayout::linear, DType::bf16};
+  EXPECT_DOUBLE_EQ(gemm_bytes(mx, OperandEncoding::fp4), 3264.0 + 768.0 * 3264 + 1536);
 }
 
 }  // namespace

@@ -62,7 +62,7 @@ class CliTest : public ::testing::Test {
 
 TEST_F(CliTest, HelpForEveryVerb) {
   EXPECT_EQ(run_cli("--help").status, 0);
-  for (const char* verb : {"devices", "backends", "check", "bench", "quantize", "gemm", "shapes"}) {
+  for (const char* verb : {"devices", "backends", "check", "bench", "quantize", "gemm", "shapes", "compare"}) {
     const Result r = run_cli(std::string(verb) + " --help");
     EXPECT_EQ(r.status, 0) << verb;
     EXPECT_THAT(r.output, HasSubstr("Usage")) << verb;
@@ -95,12 +95,81 @@ TEST_F(CliTest, BenchWritesTableAndJson) {
                            path("b.json"));
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("TFLOPS"));
+  EXPECT_THAT(r.output, HasSubstr("% floor"));
+  EXPECT_THAT(r.output, HasSubstr("no ceiling: fp4gemm has no CPU peaks"));
   std::ifstream in(path("b.json"));
   const nlohmann::json j = nlohmann::json::parse(in);
-  EXPECT_EQ(j["schema"], "fp4gemm.bench/1");
+  EXPECT_EQ(j["schema"], "fp4gemm.bench/2");
+  EXPECT_TRUE(j["ceilings"].contains("source"));
   ASSERT_EQ(j["results"].size(), 2u);
   EXPECT_EQ(j["results"][0]["backend"], "cpu-fast");
   EXPECT_GT(j["results"][1]["median_us"].get<double>(), 0.0);
+  EXPECT_EQ(j["results"][1]["verdict"], "no ceiling: fp4gemm has no CPU peaks");
+  EXPECT_GT(j["results"][1]["intensity"].get<double>(), 0.0);
+}
+
+TEST_F(CliTest, BenchWritesMarkdownAndCsvAndRefusesToOverwrite) {
+  const std::string args = "bench -m 1 -n 64 -k 256 --backend cpu-fast --mode w4a16 --max-seconds 0.02 --markdown " +
+                           path("b.md") + " --csv " + path("b.csv");
+  Result r = run_cli(args);
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream md(path("b.md"));
+  const std::string markdown((std::istreambuf_iterator<char>(md)), {});
+  EXPECT_THAT(markdown, HasSubstr("# fp4gemm bench"));
+  EXPECT_THAT(markdown, HasSubstr("- ceilings: none known for"));
+  EXPECT_THAT(markdown, HasSubstr("| M | N | K |"));
+  EXPECT_THAT(markdown, HasSubstr("| 1 | 64 | 256 |"));
+  std::ifstream csv(path("b.csv"));
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_THAT(header, HasSubstr(",floor_us,efficiency,verdict"));
+  r = run_cli(args);
+  EXPECT_NE(r.status, 0);
+  EXPECT_THAT(r.output, HasSubstr("already exists; pass --force"));
+  EXPECT_EQ(run_cli(args + " --force").status, 0);
+}
+
+void write_text(const std::string& file, const std::string& text) { std::ofstream(file) << text; }
+
+std::string bench_file(double median_us) {
+  nlohmann::json row = {{"backend", "cuda-mma"}, {"m", 1}, {"n", 768}, {"k", 6144}, {"format", "nvfp4"},
+                        {"mode", "w4a16"}, {"scale_layout", "linear"}, {"out_dtype", "bf16"}, {"ran", true},
+                        {"median_us", median_us}, {"p10_us", median_us * 0.98}, {"p90_us", median_us * 1.02}};
+  return nlohmann::json{{"schema", "fp4gemm.bench/2"}, {"results", nlohmann::json::array({row})}}.dump();
+}
+
+TEST_F(CliTest, CompareFlagsChangesBeyondTheNoise) {
+  write_text(path("old.json"), bench_file(30));
+  write_text(path("new.json"), bench_file(20));
+  Result r = run_cli("compare " + path("old.json") + " " + path("new.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("cuda-mma 1x768x6144 nvfp4 w4a16 linear -> bf16"));
+  EXPECT_THAT(r.output, HasSubstr("0.667"));
+  EXPECT_THAT(r.output, HasSubstr("FASTER"));
+  r = run_cli("compare " + path("new.json") + " " + path("old.json"));
+  EXPECT_EQ(r.status, 0) << r.output;  // a slower row is reported, not an error
+  EXPECT_THAT(r.output, HasSubstr("SLOWER"));
+  // A file bench wrote compares with itself: every row within the noise.
+  ASSERT_EQ(run_cli("bench -m 1 -n 64 -k 256 --backend cpu-fast --mode w4a16 --max-seconds 0.02 --json " +
+                    path("b.json")).status, 0);
+  r = run_cli("compare " + path("b.json") + " " + path("b.json"));
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("1 row(s) compared: 0 slower, 0 faster"));
+}
+
+TEST_F(CliTest, CompareRejectsBadFilesNamingThem) {
+  write_text(path("old.json"), bench_file(30));
+  Result r = run_cli("compare " + path("old.json") + " " + path("missing.json"));
+  EXPECT_NE(r.status, 0);
+  EXPECT_THAT(r.output, HasSubstr("NEW '" + path("missing.json") + "'"));
+  write_text(path("broken.json"), "{\"schema\": ");
+  r = run_cli("compare " + path("broken.json") + " " + path("old.json"));
+  EXPECT_NE(r.status, 0);
+  EXPECT_THAT(r.output, HasSubstr("OLD '" + path("broken.json") + "' is not valid JSON"));
+  write_text(path("other.json"), "{\"schema\": \"something/1\"}");
+  r = run_cli("compare " + path("old.json") + " " + path("other.json"));
+  EXPECT_NE(r.status, 0);
+  EXPECT_THAT(r.output, HasSubstr("is not an fp4gemm bench JSON file"));
 }
 
 TEST_F(CliTest, BenchRejectsBadShapesNamingTheArgument) {

@@ -1,11 +1,12 @@
-// fp4gemm bench: time backends on a preset's shapes or on -m/-n/-k, print a table, and write
-// JSON/CSV. Defaults: the seed preset's shapes, NVFP4, w4a16 and w4a4, the backends of the best
-// device present.
+// fp4gemm bench: time backends on a preset's shapes or on -m/-n/-k, print a table with each
+// result's roofline verdict, and write JSON/CSV/Markdown. Defaults: the seed preset's shapes,
+// NVFP4, w4a16 and w4a4, the backends of the best device present.
 #include <fmt/format.h>
 
 #include "backend_selection.hpp"
 #include "bench/bench_runner.hpp"
 #include "commands.hpp"
+#include "fp4gemm/device.hpp"
 #include "fp4gemm/error.hpp"
 #include "fp4gemm/io.hpp"
 #include "report/bench_report.hpp"
@@ -21,7 +22,7 @@ struct BenchArgs {
   std::string format = "nvfp4";
   std::string out_dtype = "bf16";
   std::string scale_layout = "linear";
-  std::string json_path, csv_path;
+  std::string json_path, csv_path, markdown_path;
   bool force = false;
   std::uint64_t seed = 1;
   double max_seconds = 1.0;
@@ -67,6 +68,12 @@ std::vector<BenchCase> build_cases(const BenchArgs& args) {
   return cases;
 }
 
+// The datasheet ceilings of the GPU when one is present, else of the CPU (none known).
+Ceilings best_device_ceilings() {
+  const std::vector<GpuInfo> gpus = query_gpus();
+  return lookup_ceilings(gpus.empty() ? query_cpu().model : gpus.front().name);
+}
+
 void write_output(const std::string& path, const std::string& text, bool force, std::string_view argument) {
   if (path == "-") {
     fmt::print("{}", text);
@@ -93,7 +100,8 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--scale-layout", args->scale_layout, "Scale layout: linear or swizzled");
   cmd->add_option("--json", args->json_path, "Write results as JSON to this file ('-': stdout)");
   cmd->add_option("--csv", args->csv_path, "Write results as CSV to this file ('-': stdout)");
-  cmd->add_flag("--force", args->force, "Replace existing --json/--csv files");
+  cmd->add_option("--markdown", args->markdown_path, "Write results as a Markdown table to this file ('-': stdout)");
+  cmd->add_flag("--force", args->force, "Replace existing --json/--csv/--markdown files");
   cmd->add_option("--seed", args->seed, "Seed of the random operands");
   cmd->add_option("--max-seconds", args->max_seconds, "Time limit per measurement (seconds)");
   cmd->callback([args] {
@@ -105,14 +113,17 @@ void add_bench_command(CLI::App& app) {
     timing.max_seconds = args->max_seconds;
     timing.min_seconds = std::min(timing.min_seconds, args->max_seconds);
     const std::string device = describe_best_device();
-    fmt::print(stderr, "fp4gemm bench: {} case(s) x {} backend(s) on {}\n", cases.size(),
-               backends.size(), device);
-    const auto rows = run_bench(cases, backends, timing, args->seed);
+    const Ceilings ceilings = best_device_ceilings();
+    fmt::print(stderr, "fp4gemm bench: {} case(s) x {} backend(s) on {}\nceilings: {}\n", cases.size(),
+               backends.size(), device, ceilings.describe());
+    const auto rows = run_bench(cases, backends, timing, args->seed, ceilings);
     fmt::print("{}", bench_table(rows));
-    const BenchContext context{command_line(), device, timing};
+    const BenchContext context{command_line(), device, timing, ceilings};
     if (!args->json_path.empty())
       write_output(args->json_path, bench_json(rows, context).dump(2) + "\n", args->force, "--json");
     if (!args->csv_path.empty()) write_output(args->csv_path, bench_csv(rows), args->force, "--csv");
+    if (!args->markdown_path.empty())
+      write_output(args->markdown_path, bench_markdown(rows, context), args->force, "--markdown");
   });
 }
 

@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   add_quantize_command(app);
   add_gemm_command(app);
   add_shapes_command(app);
+  add_compare_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
