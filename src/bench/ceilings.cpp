@@ -9,8 +9,11 @@
 //   GB200/GB300:  NVIDIA GB200 NVL72 and GB300 NVL72 specifications,
 //                 nvidia.com/en-us/data-center/gb200-nvl72/ (per GPU: FP4 10 / 15 PF dense,
 //                 FP8 5 PF, BF16 2.5 PF; 8 TB/s).
-//   RTX PRO 6000 Blackwell: NVIDIA RTX PRO 6000 Blackwell datasheet (4,000 AI TOPS = sparse
-//                 FP4, halved for dense; FP8 and BF16 at 1/2 and 1/4 of that); 1,792 GB/s GDDR7.
+//   RTX PRO 6000 Blackwell: NVIDIA RTX PRO 6000 Blackwell Workstation Edition datasheet and the
+//                 RTX Blackwell whitepaper (FP4 2,015, FP8 1,008, BF16 504 TFLOPS dense with FP32
+//                 accumulate; 4,000 "AI TOPS" is sparse FP4); 1,792 GB/s GDDR7. The Max-Q and
+//                 Server editions match the same key; their lower clocks (and the Server
+//                 edition's lower bandwidth) are not in this table, so their floors are optimistic.
 //   RTX 5090:     NVIDIA RTX Blackwell GPU architecture whitepaper, appendix (peaks with FP32
 //                 accumulate, which GeForce runs at half the FP16-accumulate rate: FP4 1,676,
 //                 FP8 419, BF16 209.5 TFLOPS dense); 1,792 GB/s GDDR7.
@@ -51,7 +54,7 @@ constexpr Entry kTable[] = {
     {"B300", "NVIDIA HGX B300 (per GPU)", "HBM3e", 8000, 2250, 4500, 13125},
     {"GB200", "NVIDIA GB200 (per GPU)", "HBM3e", 8000, 2500, 5000, 10000},
     {"B200", "NVIDIA HGX B200 (per GPU)", "HBM3e", 8000, 2250, 4500, 9000},
-    {"RTX PRO 6000 Blackwell", "NVIDIA RTX PRO 6000 Blackwell", "GDDR7", 1792, 500, 1000, 2000},
+    {"RTX PRO 6000 Blackwell", "NVIDIA RTX PRO 6000 Blackwell", "GDDR7", 1792, 503.8, 1007.6, 2015.2},
     {"RTX 5090", "NVIDIA GeForce RTX 5090", "GDDR7", 1792, 209.5, 419, 1676},
     {"A100-SXM4-80GB", "NVIDIA A100 80GB SXM", "HBM2e", 2039, 312, 0, 0},
     {"A100 80GB PCIe", "NVIDIA A100 80GB PCIe", "HBM2e", 1935, 312, 0, 0},
