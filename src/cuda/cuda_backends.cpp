@@ -1,12 +1,14 @@
 // fp4gemm's own CUDA kernel backends, in the order the registry lists them.
 #include "cuda/cuda_backends.hpp"
 
+#include "cuda/decode_backend.hpp"
 #include "cuda/mma_backend.hpp"
 
 namespace fp4gemm {
 
 void add_cuda_backends(std::vector<std::unique_ptr<Backend>>& list) {
   list.push_back(cuda::make_mma_backend());
+  list.push_back(cuda::make_decode_backend());
 }
 
 }  // namespace fp4gemm

@@ -20,4 +20,20 @@ Verdict require_sm(int min_sm, std::string_view need) {
   return Verdict::no(fmt::format("{}; this GPU is sm_{}{}", need, gpu.sm_major, gpu.sm_minor));
 }
 
+Verdict kernel_image_present(const void* kernel, std::string_view backend) {
+  cudaFuncAttributes attributes{};
+  const cudaError_t status = cudaFuncGetAttributes(&attributes, kernel);
+  if (status == cudaSuccess) return Verdict::yes();
+  cudaGetLastError();  // clear it: this is an answer, not a failure
+  return Verdict::no(fmt::format("this build has no {} machine code for this GPU ({}); it covers "
+                                 "sm_80, sm_90a, sm_100a, sm_120a", backend, cudaGetErrorName(status)));
+}
+
+int current_device_attribute(cudaDeviceAttr attribute) {
+  int device = 0, value = 0;
+  FP4GEMM_CUDA_CHECK(cudaGetDevice(&device));
+  FP4GEMM_CUDA_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
+  return value;
+}
+
 }  // namespace fp4gemm::cuda

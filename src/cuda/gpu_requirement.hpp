@@ -1,5 +1,8 @@
 #pragma once
-// The compute-capability gate of every CUDA backend's availability().
+// What every CUDA backend's availability() and plan ask of the current device: the
+// compute-capability gate, whether this build holds a kernel's machine code, and attributes.
+#include <cuda_runtime.h>
+
 #include <string_view>
 
 #include "fp4gemm/backend.hpp"
@@ -9,5 +12,12 @@ namespace fp4gemm::cuda {
 // Yes when the current CUDA device is at least sm_`min_sm` (10 * major + minor); otherwise why
 // not: "<need>; this GPU is sm_90", or the runtime's reason when there is no device at all.
 Verdict require_sm(int min_sm, std::string_view need);
+
+// Yes when this build holds machine code of `kernel` for the current device (the fatbinary
+// covers sm_80, 90a, 100a, 120a; e.g. sm_103 has none); otherwise why not, naming `backend`.
+Verdict kernel_image_present(const void* kernel, std::string_view backend);
+
+// An attribute of the current device (throws Error with the runtime's reason).
+int current_device_attribute(cudaDeviceAttr attribute);
 
 }  // namespace fp4gemm::cuda

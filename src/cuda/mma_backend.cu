@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cuda/device_gemm_run.hpp"
+#include "cuda/kernel_operands.hpp"
 #include "cuda/gpu_requirement.hpp"
 #include "cuda/mma_gemm.hpp"
 
@@ -17,37 +18,13 @@ class MmaGemmRun final : public DeviceGemmRun {
   MmaGemmRun(const GemmOperands& operands, const MmaPlan& plan)
       : DeviceGemmRun(operands.problem),
         plan_(plan),
-        b_(operands.b),
-        workspace_(plan.workspace_floats),
-        counters_(plan.counters) {
-    if (operands.problem.mode == Mode::w4a4)
-      a_fp4_ = DeviceFp4Tensor(operands.a_fp4);
-    else
-      a_bf16_ = DeviceBuffer<std::uint16_t>(operands.a_bf16.half);
-    counters_.fill_bytes(0, stream());  // the kernel returns every counter to zero itself
-    ops_.b_data = b_.data.get();
-    ops_.b_scales = b_.scales.get();
-    ops_.b_scale_bytes = std::int64_t(b_.scales.size());
-    ops_.a_data = a_fp4_.data.get();
-    ops_.a_scales = a_fp4_.scales.get();
-    ops_.a_scale_bytes = std::int64_t(a_fp4_.scales.size());
-    ops_.a_bf16 = a_bf16_.get();
-    ops_.alpha = operands.alpha_total();
-    ops_.out = output_ptr();
-    ops_.workspace = workspace_.get();
-    ops_.counters = counters_.get();
-  }
+        operands_(operands, plan.workspace_floats, plan.counters, output_ptr(), stream()) {}
 
-  void run() override { launch_mma_gemm(problem(), plan_, ops_, stream()); }
+  void run() override { launch_mma_gemm(problem(), plan_, operands_.pointers(), stream()); }
 
  private:
   MmaPlan plan_;
-  DeviceFp4Tensor b_;
-  DeviceFp4Tensor a_fp4_;
-  DeviceBuffer<std::uint16_t> a_bf16_;
-  DeviceBuffer<float> workspace_;
-  DeviceBuffer<int> counters_;
-  MmaOperands ops_;
+  KernelOperands operands_;
 };
 
 class MmaBackend final : public Backend {
@@ -58,13 +35,7 @@ class MmaBackend final : public Backend {
            "accumulation, split-K for small M; sm_80+";
   }
   DeviceKind device() const override { return DeviceKind::cuda; }
-  Accuracy accuracy() const override {
-    // Products of the (exact) bf16 block values are exact in fp32; the tensor cores add them
-    // in fp32 but are not documented to round to nearest (they may truncate when aligning
-    // addends), so one step may err by a full fp32 ulp: 2^-23 rather than 2^-24.
-    return {true, 0.0, 0x1p-23,
-            "exact: E2M1 x scale -> bf16 in registers, mma.sync with fp32 accumulation"};
-  }
+  Accuracy accuracy() const override { return bf16_mma_accuracy(); }
   Verdict availability() const override {
     if (const Verdict sm = require_sm(80, "needs sm_80+ (bf16 mma.sync)"); !sm) return sm;
     return mma_kernel_image_present();
@@ -81,6 +52,15 @@ class MmaBackend final : public Backend {
 };
 
 }  // namespace
+
+Accuracy bf16_mma_accuracy() {
+  // Products of the (exact) bf16 block values are exact in fp32; the tensor cores add them in
+  // fp32 but are not documented to round to nearest (they may truncate when aligning addends),
+  // so one step may err by a full fp32 ulp: 2^-23 rather than 2^-24. The bound allows K steps
+  // per output; the kernels take K/16 MMA steps plus at most K/64 split-K partial additions.
+  return {true, 0.0, 0x1p-23,
+          "exact: E2M1 x scale -> bf16 in registers, mma.sync with fp32 accumulation"};
+}
 
 std::unique_ptr<Backend> make_mma_backend() { return std::make_unique<MmaBackend>(); }
 

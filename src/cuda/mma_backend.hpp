@@ -9,4 +9,8 @@ namespace fp4gemm::cuda {
 
 std::unique_ptr<Backend> make_mma_backend();
 
+// The accuracy of every kernel that rebuilds FP4 x scale exactly in bf16 and accumulates on
+// mma.sync in fp32 (cuda-mma, cuda-decode).
+Accuracy bf16_mma_accuracy();
+
 }  // namespace fp4gemm::cuda

@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "cuda/cuda_check.hpp"
+#include "cuda/gpu_requirement.hpp"
 #include "cuda/mma_gemm.cuh"
 
 namespace fp4gemm::cuda {
@@ -43,13 +44,6 @@ MmaTile choose_tile(std::int64_t m) {
   return MmaTile::m128;
 }
 
-int current_device_attribute(cudaDeviceAttr attribute) {
-  int device = 0, value = 0;
-  FP4GEMM_CUDA_CHECK(cudaGetDevice(&device));
-  FP4GEMM_CUDA_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
-  return value;
-}
-
 }  // namespace
 
 std::string MmaPlan::describe() const {
@@ -68,14 +62,7 @@ Verdict mma_can_implement(const GemmProblem& problem) {
 }
 
 Verdict mma_kernel_image_present() {
-  cudaFuncAttributes attributes{};
-  const cudaError_t status =
-      cudaFuncGetAttributes(&attributes, mma::mma_gemm_kernel<mma::TileM16, false>);
-  if (status == cudaSuccess) return Verdict::yes();
-  cudaGetLastError();  // clear it: this is an answer, not a failure
-  return Verdict::no(fmt::format("this build has no cuda-mma machine code for this GPU ({}); "
-                                 "it covers sm_80, sm_90a, sm_100a, sm_120a",
-                                 cudaGetErrorName(status)));
+  return kernel_image_present(reinterpret_cast<const void*>(mma::mma_gemm_kernel<mma::TileM16, false>), "cuda-mma");
 }
 
 MmaPlan plan_mma_gemm(const GemmProblem& problem) {
@@ -132,7 +119,7 @@ MmaPlan plan_mma_gemm(const GemmProblem& problem) {
   return plan;
 }
 
-void launch_mma_gemm(const GemmProblem& problem, const MmaPlan& plan, const MmaOperands& ops,
+void launch_mma_gemm(const GemmProblem& problem, const MmaPlan& plan, const KernelPointers& ops,
                      cudaStream_t stream) {
   mma::Params p;
   p.m = problem.shape.m;

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 
+#include "cuda/mma_primitives.cuh"
 #include "fp4gemm/codecs.hpp"
 #include "fp4gemm/layout.hpp"
 #include "fp4gemm/matrix.hpp"
@@ -76,13 +77,6 @@ using TileM64 = TileConfig<64, 128, 64, 2, 4, 4>;
 // Large M: 64 x 32 warp tiles.
 using TileM128 = TileConfig<128, 128, 64, 2, 4, 4>;
 
-// One FP4 operand as the kernel reads it (rows x k codes, scales in `layout`).
-struct Fp4View {
-  const std::uint8_t* data = nullptr;    // rows x k/2 bytes
-  const std::uint8_t* scales = nullptr;  // scale_bytes(layout, rows, scale_cols)
-  std::int64_t scale_bytes = 0;
-};
-
 struct Params {
   std::int64_t m = 0, n = 0, k = 0;
   bool mxfp4 = false;                      // else NVFP4
@@ -99,99 +93,6 @@ struct Params {
   float* workspace = nullptr;              // splits > 1: tiles x splits x BM x BN partials
   int* counters = nullptr;                 // splits > 1: one per tile, zero between launches
 };
-
-// ------------------------------------------------------------------ PTX wrappers
-__device__ __forceinline__ std::uint32_t smem_address(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-// Asynchronous global -> shared copies of 16/8/4 bytes; bytes past `src_bytes` are zero-filled
-// and nothing is read when src_bytes = 0.
-__device__ __forceinline__ void cp_async_16(void* dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(dst)), "l"(src),
-               "r"(src_bytes)
-               : "memory");
-}
-__device__ __forceinline__ void cp_async_8(void* dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(smem_address(dst)), "l"(src),
-               "r"(src_bytes)
-               : "memory");
-}
-__device__ __forceinline__ void cp_async_4(void* dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_address(dst)), "l"(src),
-               "r"(src_bytes)
-               : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
-}
-
-// prmt.b32 (default mode): byte i of the result is byte sel[4i+2:4i] of {b, a}; when sel bit
-// 4i+3 is set it is that byte's sign bit replicated (0x00 or 0xFF).
-__device__ __forceinline__ std::uint32_t prmt(std::uint32_t a, std::uint32_t b, std::uint32_t sel) {
-  std::uint32_t d;
-  asm("prmt.b32 %0, %1, %2, %3;\n" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
-  return d;
-}
-
-// a * b per bf16 lane (fma with -0 keeps +0 products +0). Exact when the product is a bf16.
-__device__ __forceinline__ std::uint32_t bf16x2_mul(std::uint32_t a, std::uint32_t b) {
-  std::uint32_t d;
-  asm("fma.rn.bf16x2 %0, %1, %2, %3;\n" : "=r"(d) : "r"(a), "r"(b), "r"(0x80008000u));
-  return d;
-}
-
-// acc += A (16x16, row) * B (16x8, col), bf16 inputs, fp32 accumulators.
-__device__ __forceinline__ void mma_bf16_16816(float (&acc)[4], const std::uint32_t (&a)[4],
-                                               const std::uint32_t (&b)[2]) {
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-      "{%8,%9}, {%0,%1,%2,%3};\n"
-      : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
-// ------------------------------------------------------------------ dequantization
-// Four E2M1 codes (bits 4i..4i+3 of `codes`, i = 0..3; higher bits ignored) times the bf16x2
-// scale -> bf16 pairs (c0, c1) and (c2, c3), the lower k in the low half.
-// bf16 of the magnitudes {0, .5, 1, 1.5, 2, 3, 4, 6} is 0x0000 0x3F00 0x3F80 0x3FC0 0x4000 0x4040
-// 0x4080 0x40C0: one prmt looks up the low bytes, one the high bytes, one makes the sign bytes.
-__device__ __forceinline__ void e2m1x4_to_bf16(std::uint32_t codes, std::uint32_t scale2,
-                                               std::uint32_t& pair01, std::uint32_t& pair23) {
-  const std::uint32_t mag = codes & 0x7777u;
-  const std::uint32_t lo = prmt(0xC0800000u, 0xC0804000u, mag);
-  const std::uint32_t hi = prmt(0x3F3F3F00u, 0x40404040u, mag);
-  // Sign of code i: bit 7 of byte 0/1 of (codes << 4) for i = 0/2, of codes for i = 1/3.
-  const std::uint32_t sign = prmt(codes << 4, codes, 0xD9C8u);
-  const std::uint32_t hi_signed = hi | (sign & 0x80808080u);
-  pair01 = bf16x2_mul(prmt(lo, hi_signed, 0x5140u), scale2);
-  pair23 = bf16x2_mul(prmt(lo, hi_signed, 0x7362u), scale2);
-}
-
-// A scale byte as bf16x2 (both lanes), branch-free (lanes of a warp hold different codes) and
-// with no subnormal arithmetic:
-//   UE8M0: 2^(code - 127) is the bf16 with exponent field `code` (code 0: the subnormal 2^-127,
-//          0x0040; 0xFF: NaN).
-//   E4M3:  normal codes keep exponent and mantissa bits, rebiased (7 -> 127: + 120 << 7);
-//          subnormal codes m * 2^-9 are computed exactly in fp32 (a normal number); 0x7F: NaN.
-// Matches ue8m0_to_float / e4m3_to_float on all 256 codes.
-__device__ __forceinline__ std::uint32_t scale_to_bf16x2(bool mxfp4, std::uint32_t code) {
-  std::uint32_t h;
-  if (mxfp4) {
-    h = code << 7;
-    h = code == 0 ? 0x0040u : h;
-    h = code == 0xFF ? 0x7FC0u : h;
-  } else {
-    const std::uint32_t mag = code & 0x7F;
-    const std::uint32_t subnormal = float_bits(float(mag & 7) * 0x1p-9f) >> 16;
-    h = (mag >> 3) == 0 ? subnormal : (mag << 4) + 0x3C00u;
-    h = mag == 0x7F ? 0x7FC0u : h;
-    h |= (code & 0x80) << 8;
-  }
-  return h | (h << 16);
-}
 
 // Scale offsets split into a row part and a k part in both layouts,
 //   scale_offset(r, kb) = scale_offset(r, 0) + scale_offset(0, kb),  scale_offset(0, kb) = kb (mod 4),

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cuda/kernel_operands.hpp"
 #include "fp4gemm/backend.hpp"
 
 namespace fp4gemm::cuda {
@@ -26,21 +27,6 @@ struct MmaPlan {
   std::string describe() const;        // "128x128x64, 4 stages, 256 threads, split-K 2 (192 CTAs)"
 };
 
-// Device pointers of one GEMM. FP4 operands keep their layout (scale_bytes: size of scales).
-struct MmaOperands {
-  const std::uint8_t* b_data = nullptr;
-  const std::uint8_t* b_scales = nullptr;
-  std::int64_t b_scale_bytes = 0;
-  const std::uint8_t* a_data = nullptr;      // w4a4
-  const std::uint8_t* a_scales = nullptr;    // w4a4
-  std::int64_t a_scale_bytes = 0;            // w4a4
-  const std::uint16_t* a_bf16 = nullptr;     // w4a16
-  float alpha = 1.0f;                        // alpha_total
-  void* out = nullptr;                       // M x N of out_dtype
-  float* workspace = nullptr;                // plan.workspace_floats
-  int* counters = nullptr;                   // plan.counters, all zero before the first launch
-};
-
 // What the kernel cannot take: only what the format forbids (validate_shape's rules).
 Verdict mma_can_implement(const GemmProblem& problem);
 
@@ -54,7 +40,7 @@ Verdict mma_kernel_image_present();
 MmaPlan plan_mma_gemm(const GemmProblem& problem);
 
 // Enqueue the GEMM on `stream` (no allocation, no synchronization).
-void launch_mma_gemm(const GemmProblem& problem, const MmaPlan& plan, const MmaOperands& ops,
+void launch_mma_gemm(const GemmProblem& problem, const MmaPlan& plan, const KernelPointers& ops,
                      cudaStream_t stream);
 
 }  // namespace fp4gemm::cuda

@@ -1,0 +1,58 @@
+// The cuda-decode Backend: availability, admission (M <= 32), and prepare(), which uploads the
+// operands, plans the launch and allocates the split-K workspace, so run() only enqueues.
+#include "cuda/decode_backend.hpp"
+
+#include <fmt/format.h>
+
+#include "cuda/decode_gemm.hpp"
+#include "cuda/device_gemm_run.hpp"
+#include "cuda/gpu_requirement.hpp"
+#include "cuda/kernel_operands.hpp"
+#include "cuda/mma_backend.hpp"
+
+namespace fp4gemm::cuda {
+namespace {
+
+class DecodeGemmRun final : public DeviceGemmRun {
+ public:
+  DecodeGemmRun(const GemmOperands& operands, const DecodePlan& plan)
+      : DeviceGemmRun(operands.problem),
+        plan_(plan),
+        operands_(operands, plan.workspace_floats, plan.counters, output_ptr(), stream()) {}
+
+  void run() override { launch_decode_gemm(problem(), plan_, operands_.pointers(), stream()); }
+
+ private:
+  DecodePlan plan_;
+  KernelOperands operands_;
+};
+
+class DecodeBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "cuda-decode"; }
+  std::string_view summary() const override {
+    return "CUDA decode kernels (M <= 32): weights streamed once with 16-byte loads, dequantized "
+           "in registers (exact), mma.sync with the tokens as the MMA's N, split-K; sm_80+";
+  }
+  DeviceKind device() const override { return DeviceKind::cuda; }
+  Accuracy accuracy() const override { return bf16_mma_accuracy(); }
+  Verdict availability() const override {
+    if (const Verdict sm = require_sm(80, "needs sm_80+ (bf16 mma.sync)"); !sm) return sm;
+    return decode_kernel_image_present();
+  }
+  Verdict can_implement(const GemmProblem& problem) const override {
+    return decode_can_implement(problem);
+  }
+  std::unique_ptr<GemmRun> prepare(const GemmOperands& operands) const override {
+    operands.validate();
+    const Verdict available = availability();
+    if (!available) throw Error(fmt::format("cuda-decode is not available: {}", available.reason));
+    return std::make_unique<DecodeGemmRun>(operands, plan_decode_gemm(operands.problem));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_decode_backend() { return std::make_unique<DecodeBackend>(); }
+
+}  // namespace fp4gemm::cuda

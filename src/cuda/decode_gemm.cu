@@ -1,0 +1,127 @@
+// Host launcher of the cuda-decode kernels.
+//
+// Plan (printable through DecodePlan::describe):
+//   token blocks  MT = ceil(M / 8): 1, 2 or 4 (M = 25..32 uses 4; 3 is not instantiated);
+//   K-slices      enough CTAs for kWavesTarget resident waves: splits = ceil(target / N-tiles),
+//                 capped by the K-groups, and slices short enough that the A slice fits
+//                 kSliceSmemLimit of shared memory; then rebalanced so no slice is empty.
+#include "cuda/decode_gemm.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/gpu_requirement.hpp"
+#include "cuda/decode_gemm.cuh"
+
+namespace fp4gemm::cuda {
+namespace {
+
+// The A slice may use this much shared memory per CTA (several CTAs share an SM).
+constexpr int kSliceSmemLimit = 48 * 1024;
+// CTAs wanted per SM: enough warps that every SM keeps many 16-byte loads in flight.
+constexpr int kCtasPerSmTarget = 4;
+
+template <bool kAFp4, class F>
+decltype(auto) with_kernel(int token_blocks, F&& f) {
+  switch (token_blocks) {
+    case 1: return f(decode::decode_gemm_kernel<1, kAFp4>);
+    case 2: return f(decode::decode_gemm_kernel<2, kAFp4>);
+    default: break;
+  }
+  return f(decode::decode_gemm_kernel<4, kAFp4>);
+}
+
+template <class F>
+decltype(auto) with_kernel(Mode mode, int token_blocks, F&& f) {
+  return mode == Mode::w4a4 ? with_kernel<true>(token_blocks, f) : with_kernel<false>(token_blocks, f);
+}
+
+}  // namespace
+
+std::string DecodePlan::describe() const {
+  return fmt::format("M <= {}: {} x {} CTAs of {} threads, K-slices of {}, {} B smem, {} CTAs/SM",
+                     8 * token_blocks, tiles_n, splits, decode::kThreads,
+                     groups_per_split * decode::kGroupK, smem_bytes, ctas_per_sm);
+}
+
+Verdict decode_can_implement(const GemmProblem& problem) {
+  try {
+    validate_shape(problem.shape, problem.format);
+  } catch (const InvalidArgument& e) {
+    return Verdict::no(e.what());
+  }
+  if (problem.shape.m > kDecodeMaxM)
+    return Verdict::no(fmt::format("M = {} is above {}, the largest M of the decode kernels (use "
+                                   "cuda-mma)", problem.shape.m, kDecodeMaxM));
+  return Verdict::yes();
+}
+
+Verdict decode_kernel_image_present() {
+  return kernel_image_present(reinterpret_cast<const void*>(decode::decode_gemm_kernel<1, false>), "cuda-decode");
+}
+
+DecodePlan plan_decode_gemm(const GemmProblem& problem) {
+  const Verdict verdict = decode_can_implement(problem);
+  if (!verdict) throw InvalidArgument(verdict.reason);
+  const GemmShape& s = problem.shape;
+  DecodePlan plan;
+  plan.token_blocks = s.m <= 8 ? 1 : s.m <= 16 ? 2 : 4;
+  const std::int64_t tiles_n = (s.n + decode::kRowsPerCta - 1) / decode::kRowsPerCta;
+  require(tiles_n <= std::int64_t(INT32_MAX), "{}: N = {} exceeds the launch grid", problem.describe(), s.n);
+  plan.tiles_n = int(tiles_n);
+  plan.k_groups = int((s.k + decode::kGroupK - 1) / decode::kGroupK);
+
+  int max_groups = 1;
+  while (decode::smem_bytes(plan.token_blocks, max_groups + 1) <= kSliceSmemLimit) ++max_groups;
+  const std::int64_t sms = current_device_attribute(cudaDevAttrMultiProcessorCount);
+  std::int64_t splits = std::clamp<std::int64_t>(
+      (sms * kCtasPerSmTarget + tiles_n - 1) / tiles_n, 1, plan.k_groups);
+  plan.groups_per_split = int(std::min<std::int64_t>((plan.k_groups + splits - 1) / splits, max_groups));
+  plan.splits = (plan.k_groups + plan.groups_per_split - 1) / plan.groups_per_split;
+  require(plan.splits <= 65535, "{}: K = {} needs {} K-slices, above the grid limit of 65535",
+          problem.describe(), s.k, plan.splits);
+  plan.smem_bytes = decode::smem_bytes(plan.token_blocks, plan.groups_per_split);
+
+  with_kernel(problem.mode, plan.token_blocks, [&](auto kernel) {
+    FP4GEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            plan.smem_bytes));
+    FP4GEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &plan.ctas_per_sm, kernel, decode::kThreads, std::size_t(plan.smem_bytes)));
+  });
+  require(plan.ctas_per_sm >= 1, "cuda-decode: {} B of shared memory cannot be resident on this GPU",
+          plan.smem_bytes);
+  if (plan.splits > 1) {
+    plan.workspace_floats =
+        std::size_t(plan.tiles_n) * plan.splits * decode::kThreads * 4 * plan.token_blocks;
+    plan.counters = std::size_t(plan.tiles_n);
+  }
+  return plan;
+}
+
+void launch_decode_gemm(const GemmProblem& problem, const DecodePlan& plan,
+                        const KernelPointers& ops, cudaStream_t stream) {
+  decode::Params p;
+  p.m = problem.shape.m;
+  p.n = problem.shape.n;
+  p.k = problem.shape.k;
+  p.mxfp4 = problem.format == Fp4Format::mxfp4;
+  p.layout = problem.scale_layout;
+  p.b = {ops.b_data, ops.b_scales, ops.b_scale_bytes};
+  p.a_fp4 = {ops.a_data, ops.a_scales, ops.a_scale_bytes};
+  p.a_bf16 = ops.a_bf16;
+  p.alpha = ops.alpha;
+  p.out_dtype = problem.out_dtype;
+  p.out = ops.out;
+  p.groups_per_split = plan.groups_per_split;
+  p.workspace = ops.workspace;
+  p.counters = ops.counters;
+  const dim3 grid(unsigned(plan.tiles_n), unsigned(plan.splits));
+  with_kernel(problem.mode, plan.token_blocks, [&](auto kernel) {
+    kernel<<<grid, decode::kThreads, std::size_t(plan.smem_bytes), stream>>>(p);
+    FP4GEMM_CUDA_CHECK_LAUNCH();
+  });
+}
+
+}  // namespace fp4gemm::cuda

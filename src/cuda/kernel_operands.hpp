@@ -1,0 +1,67 @@
+#pragma once
+// The operands of one GEMM as fp4gemm's own kernels take them (cuda-mma, cuda-decode):
+//   KernelPointers  the device pointers a launch needs (FP4 operands keep their layout);
+//   KernelOperands  owns the uploaded operands and the split-K workspace and counters, and
+//                   hands out the pointers; built once in prepare(), so run() allocates nothing.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda/device_buffer.hpp"
+#include "cuda/device_gemm_run.hpp"
+#include "fp4gemm/gemm.hpp"
+
+namespace fp4gemm::cuda {
+
+struct KernelPointers {
+  const std::uint8_t* b_data = nullptr;
+  const std::uint8_t* b_scales = nullptr;
+  std::int64_t b_scale_bytes = 0;
+  const std::uint8_t* a_data = nullptr;      // w4a4
+  const std::uint8_t* a_scales = nullptr;    // w4a4
+  std::int64_t a_scale_bytes = 0;            // w4a4
+  const std::uint16_t* a_bf16 = nullptr;     // w4a16
+  float alpha = 1.0f;                        // alpha_total
+  void* out = nullptr;                       // M x N of out_dtype
+  float* workspace = nullptr;                // split-K partials
+  int* counters = nullptr;                   // split-K tile counters, all zero between launches
+};
+
+class KernelOperands {
+ public:
+  // Uploads B and A (FP4 for w4a4, bf16 for w4a16), allocates `workspace_floats` floats and
+  // `counters` zeroed ints (the kernels return every counter to zero themselves).
+  KernelOperands(const GemmOperands& operands, std::size_t workspace_floats, std::size_t counters,
+                 void* out, cudaStream_t stream)
+      : b_(operands.b), workspace_(workspace_floats), counters_(counters) {
+    if (operands.problem.mode == Mode::w4a4)
+      a_fp4_ = DeviceFp4Tensor(operands.a_fp4);
+    else
+      a_bf16_ = DeviceBuffer<std::uint16_t>(operands.a_bf16.half);
+    counters_.fill_bytes(0, stream);
+    pointers_.b_data = b_.data.get();
+    pointers_.b_scales = b_.scales.get();
+    pointers_.b_scale_bytes = std::int64_t(b_.scales.size());
+    pointers_.a_data = a_fp4_.data.get();
+    pointers_.a_scales = a_fp4_.scales.get();
+    pointers_.a_scale_bytes = std::int64_t(a_fp4_.scales.size());
+    pointers_.a_bf16 = a_bf16_.get();
+    pointers_.alpha = operands.alpha_total();
+    pointers_.out = out;
+    pointers_.workspace = workspace_.get();
+    pointers_.counters = counters_.get();
+  }
+
+  const KernelPointers& pointers() const { return pointers_; }
+
+ private:
+  DeviceFp4Tensor b_;
+  DeviceFp4Tensor a_fp4_;
+  DeviceBuffer<std::uint16_t> a_bf16_;
+  DeviceBuffer<float> workspace_;
+  DeviceBuffer<int> counters_;
+  KernelPointers pointers_;
+};
+
+}  // namespace fp4gemm::cuda

@@ -1,0 +1,93 @@
+// cuda-decode against the CPU reference: every mode x format x scale layout x output dtype, at
+// every M from 1 to 32 (token blocks of 8, 16 and 32 and their partial fills), N not a multiple
+// of the 64-row CTA tile (1, 65, 131), K of one block, K = block * odd (not a multiple of the
+// 128-k group nor of 32 for NVFP4), and K large enough for many K-slices (split-K); fresh random
+// operands (shared checks: tests/cuda/kernel_checks.hpp); bit-exact on representable operands;
+// and the admission rules.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cuda/kernel_checks.hpp"
+#include "fp4gemm/backend.hpp"
+#include "fp4gemm/device.hpp"
+#include "fp4gemm/gemm.hpp"
+
+namespace fp4gemm {
+namespace {
+
+using test::check_random;
+using test::Combo;
+using test::problem_of;
+
+const Backend& decode() { return find_backend("cuda-decode"); }
+
+class DecodeGemm : public testing::TestWithParam<Combo> {
+ protected:
+  void SetUp() override {
+    if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+    const Verdict available = decode().availability();
+    ASSERT_TRUE(available) << available.reason;
+  }
+};
+
+TEST_P(DecodeGemm, EveryMFrom1To32) {
+  const Combo c = GetParam();
+  const std::int64_t b = block_size(c.format);
+  for (std::int64_t m = 1; m <= 32; ++m) check_random(decode(), problem_of(c, m, 131, 37 * b));
+}
+
+TEST_P(DecodeGemm, AwkwardShapesAndSplitK) {
+  const Combo c = GetParam();
+  const std::int64_t b = block_size(c.format);
+  const struct { std::int64_t m, n, k; } shapes[] = {
+      {1, 1, b},        {2, 65, b},         {3, 64, 3 * b},     {32, 1, 5 * b},
+      {1, 768, 384 * b}, {16, 200, 384 * b}, {9, 130, 385 * b},  {32, 257, 200 * b},
+  };
+  for (const auto& s : shapes) check_random(decode(), problem_of(c, s.m, s.n, s.k));
+  check_random(decode(), problem_of(c, 5, 33, 7 * b), -0.375f);  // a user alpha on top
+}
+
+TEST_P(DecodeGemm, BitExactOnRepresentableOperands) {
+  const Combo c = GetParam();
+  const std::int64_t b = block_size(c.format);
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(fmt::format("seed {}", seed));
+  std::mt19937_64 rng(seed);
+  const struct { std::int64_t m, n, k; } shapes[] = {{1, 768, 1024}, {17, 64, 3 * b}, {32, 129, 1024}};
+  for (const auto& s : shapes) test::check_bit_exact(decode(), problem_of(c, s.m, s.n, s.k), rng);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllCombos, DecodeGemm, testing::ValuesIn(test::all_combos()), test::combo_name);
+
+// ------------------------------------------------------------------ admission (no GPU needed)
+TEST(DecodeGemmRules, CanImplementTakesMUpTo32AndWhatTheFormatAllows) {
+  auto problem = [](std::int64_t m, std::int64_t k, Fp4Format f) {
+    return GemmProblem{{m, 768, k}, Mode::w4a16, f, ScaleLayout::linear, DType::f32};
+  };
+  EXPECT_TRUE(decode().can_implement(problem(1, 16, Fp4Format::nvfp4)));
+  EXPECT_TRUE(decode().can_implement(problem(32, 32, Fp4Format::mxfp4)));
+  const Verdict m33 = decode().can_implement(problem(33, 6144, Fp4Format::nvfp4));
+  EXPECT_FALSE(m33);
+  EXPECT_NE(m33.reason.find("M = 33 is above 32"), std::string::npos) << m33.reason;
+  const Verdict k24 = decode().can_implement(problem(1, 24, Fp4Format::nvfp4));
+  EXPECT_FALSE(k24);
+  EXPECT_NE(k24.reason.find("K = 24 is not a multiple of 16"), std::string::npos) << k24.reason;
+}
+
+TEST(DecodeGemmRules, AvailabilitySaysWhyAndAccuracyIsExact) {
+  const Verdict available = decode().availability();
+  if (!cuda_device_present()) {
+    EXPECT_FALSE(available);
+    EXPECT_NE(available.reason.find("no CUDA device"), std::string::npos) << available.reason;
+  }
+  EXPECT_TRUE(decode().accuracy().exact);
+  EXPECT_EQ(decode().accuracy().accumulation_unit, 0x1p-23);
+}
+
+}  // namespace
+}  // namespace fp4gemm

@@ -1,0 +1,37 @@
+#pragma once
+// Checks shared by the tests of fp4gemm's own GPU kernels (cuda-mma, cuda-decode): every
+// mode x format x scale layout x output dtype; random operands against the CPU reference within
+// the backend's accuracy bound (poisoned output must be overwritten; NaN and all-zero output
+// fail); bit-exactness on exactly representable operands; and runs that repeat bit for bit.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "fp4gemm/backend.hpp"
+#include "fp4gemm/gemm.hpp"
+
+namespace fp4gemm::test {
+
+struct Combo {
+  Mode mode;
+  Fp4Format format;
+  ScaleLayout layout;
+  DType out;
+};
+
+std::vector<Combo> all_combos();
+std::string combo_name(const testing::TestParamInfo<Combo>& info);
+GemmProblem problem_of(const Combo& c, std::int64_t m, std::int64_t n, std::int64_t k);
+std::uint64_t fresh_seed();
+
+// Fresh random operands (the seed is in every failure), alpha on top of the tensor scales.
+void check_random(const Backend& backend, const GemmProblem& problem, float alpha = 1.0f);
+
+// Operands whose every partial sum is an fp32 multiple of 1/4 below 2^18 (|products| <= 144,
+// K <= 1024): any summation order gives the exact sum, so D must equal the reference bit for bit.
+void check_bit_exact(const Backend& backend, const GemmProblem& problem, std::mt19937_64& rng);
+
+}  // namespace fp4gemm::test
