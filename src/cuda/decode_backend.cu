@@ -5,27 +5,12 @@
 #include <fmt/format.h>
 
 #include "cuda/decode_gemm.hpp"
-#include "cuda/device_gemm_run.hpp"
 #include "cuda/gpu_requirement.hpp"
 #include "cuda/kernel_operands.hpp"
 #include "cuda/mma_backend.hpp"
 
 namespace fp4gemm::cuda {
 namespace {
-
-class DecodeGemmRun final : public DeviceGemmRun {
- public:
-  DecodeGemmRun(const GemmOperands& operands, const DecodePlan& plan)
-      : DeviceGemmRun(operands.problem),
-        plan_(plan),
-        operands_(operands, plan.workspace_floats, plan.counters, output_ptr(), stream()) {}
-
-  void run() override { launch_decode_gemm(problem(), plan_, operands_.pointers(), stream()); }
-
- private:
-  DecodePlan plan_;
-  KernelOperands operands_;
-};
 
 class DecodeBackend final : public Backend {
  public:
@@ -47,7 +32,8 @@ class DecodeBackend final : public Backend {
     operands.validate();
     const Verdict available = availability();
     if (!available) throw Error(fmt::format("cuda-decode is not available: {}", available.reason));
-    return std::make_unique<DecodeGemmRun>(operands, plan_decode_gemm(operands.problem));
+    return std::make_unique<KernelGemmRun<DecodePlan, launch_decode_gemm>>(
+        operands, plan_decode_gemm(operands.problem));
   }
 };
 

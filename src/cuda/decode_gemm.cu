@@ -103,20 +103,8 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem) {
 void launch_decode_gemm(const GemmProblem& problem, const DecodePlan& plan,
                         const KernelPointers& ops, cudaStream_t stream) {
   decode::Params p;
-  p.m = problem.shape.m;
-  p.n = problem.shape.n;
-  p.k = problem.shape.k;
-  p.mxfp4 = problem.format == Fp4Format::mxfp4;
-  p.layout = problem.scale_layout;
-  p.b = {ops.b_data, ops.b_scales, ops.b_scale_bytes};
-  p.a_fp4 = {ops.a_data, ops.a_scales, ops.a_scale_bytes};
-  p.a_bf16 = ops.a_bf16;
-  p.alpha = ops.alpha;
-  p.out_dtype = problem.out_dtype;
-  p.out = ops.out;
+  static_cast<GemmArgs&>(p) = gemm_args(problem, ops);
   p.groups_per_split = plan.groups_per_split;
-  p.workspace = ops.workspace;
-  p.counters = ops.counters;
   const dim3 grid(unsigned(plan.tiles_n), unsigned(plan.splits));
   with_kernel(problem.mode, plan.token_blocks, [&](auto kernel) {
     kernel<<<grid, decode::kThreads, std::size_t(plan.smem_bytes), stream>>>(p);

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 
+#include "cuda/kernel_args.cuh"
 #include "cuda/mma_primitives.cuh"
 #include "fp4gemm/codecs.hpp"
 #include "fp4gemm/layout.hpp"
@@ -47,19 +48,9 @@ constexpr int smem_bytes(int token_blocks, int groups) {
   return 8 * token_blocks * a_stride_elements(groups) * 2;
 }
 
-struct Params {
-  std::int64_t m = 0, n = 0, k = 0;
-  bool mxfp4 = false;                       // else NVFP4
-  ScaleLayout layout = ScaleLayout::linear;
-  mma::Fp4View b;                           // N x K
-  mma::Fp4View a_fp4;                       // M x K (w4a4)
-  const std::uint16_t* a_bf16 = nullptr;    // M x K (w4a16)
-  float alpha = 1.0f;                       // alpha_total
-  DType out_dtype = DType::f32;
-  void* out = nullptr;                      // M x N row-major
-  int groups_per_split = 0;                 // 128-k groups of one K-slice (gridDim.y slices)
-  float* workspace = nullptr;               // splits > 1: N-tiles x splits x kThreads x 4*MT
-  int* counters = nullptr;                  // splits > 1: one per N-tile, zero between launches
+struct Params : GemmArgs {
+  int groups_per_split = 0;  // 128-k groups of one K-slice (gridDim.y slices)
+  // workspace: N-tiles x splits x kThreads x 4*MT partials; counters: one per N-tile
 };
 
 // scale_offset(layout, 0, kb, cols) without the row part: kb (linear), (kb/4)*512 + kb%4
@@ -208,24 +199,9 @@ __device__ bool reduce_splits(const Params& p, float (&acc)[MT][4]) {
   __syncthreads();
   if (!last) return false;
   __threadfence();
-  constexpr int kBatch = 8;  // independent loads in flight (one L2 round trip per split is slow)
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt) {
-    float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
-    for (int s0 = 0; s0 < splits; s0 += kBatch) {
-      float4 v[kBatch];
-#pragma unroll
-      for (int b = 0; b < kBatch; ++b)
-        if (s0 + b < splits) v[b] = __ldcg(tile_ws + (std::int64_t(s0 + b) * MT + mt) * kThreads + tid);
-#pragma unroll
-      for (int b = 0; b < kBatch; ++b) {
-        if (s0 + b >= splits) break;
-        sum.x += v[b].x;
-        sum.y += v[b].y;
-        sum.z += v[b].z;
-        sum.w += v[b].w;
-      }
-    }
+    const float4 sum = sum_partials(tile_ws + mt * kThreads + tid, std::int64_t(MT) * kThreads, splits);
     acc[mt][0] = sum.x;
     acc[mt][1] = sum.y;
     acc[mt][2] = sum.z;

@@ -2,7 +2,8 @@
 // The operands of one GEMM as fp4gemm's own kernels take them (cuda-mma, cuda-decode):
 //   KernelPointers  the device pointers a launch needs (FP4 operands keep their layout);
 //   KernelOperands  owns the uploaded operands and the split-K workspace and counters, and
-//                   hands out the pointers; built once in prepare(), so run() allocates nothing.
+//                   hands out the pointers; built once in prepare(), so run() allocates nothing;
+//   KernelGemmRun   the GemmRun of a kernel family: its plan, its operands, and run() = launch.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -62,6 +63,22 @@ class KernelOperands {
   DeviceBuffer<float> workspace_;
   DeviceBuffer<int> counters_;
   KernelPointers pointers_;
+};
+
+// Plan: the family's launch plan, with workspace_floats and counters. Launch: its launcher.
+template <class Plan, void (*Launch)(const GemmProblem&, const Plan&, const KernelPointers&, cudaStream_t)>
+class KernelGemmRun final : public DeviceGemmRun {
+ public:
+  KernelGemmRun(const GemmOperands& operands, const Plan& plan)
+      : DeviceGemmRun(operands.problem),
+        plan_(plan),
+        operands_(operands, plan.workspace_floats, plan.counters, output_ptr(), stream()) {}
+
+  void run() override { Launch(problem(), plan_, operands_.pointers(), stream()); }
+
+ private:
+  Plan plan_;
+  KernelOperands operands_;
 };
 
 }  // namespace fp4gemm::cuda

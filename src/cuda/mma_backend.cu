@@ -5,27 +5,12 @@
 
 #include <fmt/format.h>
 
-#include "cuda/device_gemm_run.hpp"
 #include "cuda/kernel_operands.hpp"
 #include "cuda/gpu_requirement.hpp"
 #include "cuda/mma_gemm.hpp"
 
 namespace fp4gemm::cuda {
 namespace {
-
-class MmaGemmRun final : public DeviceGemmRun {
- public:
-  MmaGemmRun(const GemmOperands& operands, const MmaPlan& plan)
-      : DeviceGemmRun(operands.problem),
-        plan_(plan),
-        operands_(operands, plan.workspace_floats, plan.counters, output_ptr(), stream()) {}
-
-  void run() override { launch_mma_gemm(problem(), plan_, operands_.pointers(), stream()); }
-
- private:
-  MmaPlan plan_;
-  KernelOperands operands_;
-};
 
 class MmaBackend final : public Backend {
  public:
@@ -47,7 +32,8 @@ class MmaBackend final : public Backend {
     operands.validate();
     const Verdict available = availability();
     if (!available) throw Error(fmt::format("cuda-mma is not available: {}", available.reason));
-    return std::make_unique<MmaGemmRun>(operands, plan_mma_gemm(operands.problem));
+    return std::make_unique<KernelGemmRun<MmaPlan, launch_mma_gemm>>(
+        operands, plan_mma_gemm(operands.problem));
   }
 };
 

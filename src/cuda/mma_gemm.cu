@@ -122,22 +122,10 @@ MmaPlan plan_mma_gemm(const GemmProblem& problem) {
 void launch_mma_gemm(const GemmProblem& problem, const MmaPlan& plan, const KernelPointers& ops,
                      cudaStream_t stream) {
   mma::Params p;
-  p.m = problem.shape.m;
-  p.n = problem.shape.n;
-  p.k = problem.shape.k;
-  p.mxfp4 = problem.format == Fp4Format::mxfp4;
-  p.layout = problem.scale_layout;
-  p.b = {ops.b_data, ops.b_scales, ops.b_scale_bytes};
-  p.a_fp4 = {ops.a_data, ops.a_scales, ops.a_scale_bytes};
-  p.a_bf16 = ops.a_bf16;
-  p.alpha = ops.alpha;
-  p.out_dtype = problem.out_dtype;
-  p.out = ops.out;
+  static_cast<GemmArgs&>(p) = gemm_args(problem, ops);
   p.tiles_n = plan.tiles_n;
   p.k_tiles = plan.k_tiles;
   p.k_tiles_per_split = plan.k_tiles_per_split;
-  p.workspace = ops.workspace;
-  p.counters = ops.counters;
   const dim3 grid(unsigned(plan.tiles_m) * unsigned(plan.tiles_n), unsigned(plan.splits));
   with_config(plan.tile, [&](auto cfg) {
     using Cfg = decltype(cfg);

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 
+#include "cuda/kernel_args.cuh"
 #include "cuda/mma_primitives.cuh"
 #include "fp4gemm/codecs.hpp"
 #include "fp4gemm/layout.hpp"
@@ -77,21 +78,11 @@ using TileM64 = TileConfig<64, 128, 64, 2, 4, 4>;
 // Large M: 64 x 32 warp tiles.
 using TileM128 = TileConfig<128, 128, 64, 2, 4, 4>;
 
-struct Params {
-  std::int64_t m = 0, n = 0, k = 0;
-  bool mxfp4 = false;                      // else NVFP4
-  ScaleLayout layout = ScaleLayout::linear;
-  Fp4View b;                               // N x K
-  Fp4View a_fp4;                           // M x K (w4a4)
-  const std::uint16_t* a_bf16 = nullptr;   // M x K bf16 codes (w4a16)
-  float alpha = 1.0f;                      // alpha_total
-  DType out_dtype = DType::f32;
-  void* out = nullptr;                     // M x N row-major
+struct Params : GemmArgs {
   int tiles_n = 0;                         // N tiles (tile index = tile_m * tiles_n + tile_n)
   int k_tiles = 0;                         // ceil(K / BK)
   int k_tiles_per_split = 0;               // gridDim.y = splits
-  float* workspace = nullptr;              // splits > 1: tiles x splits x BM x BN partials
-  int* counters = nullptr;                 // splits > 1: one per tile, zero between launches
+  // workspace: tiles x splits x BM x BN partials; counters: one per tile
 };
 
 // Scale offsets split into a row part and a k part in both layouts,
@@ -391,29 +382,13 @@ __global__ void __launch_bounds__(Cfg::kThreads) mma_gemm_kernel(const Params p)
     __syncthreads();
     if (!last_split) return;
     __threadfence();
-    // Sum in split order (deterministic); loads go out kBatch at a time, since one dependent
-    // L2 round trip per split would dominate at decode sizes (24 splits).
-    constexpr int kBatch = 8;
+    // Sum in split order (deterministic).
 #pragma unroll
     for (int i = 0; i < Cfg::kMmaM; ++i)
 #pragma unroll
       for (int j = 0; j < Cfg::kMmaN; ++j) {
-        const float4* column = tile_ws + (i * Cfg::kMmaN + j) * Cfg::kThreads + tid;
-        float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
-        for (int s0 = 0; s0 < splits; s0 += kBatch) {
-          float4 v[kBatch];
-#pragma unroll
-          for (int b = 0; b < kBatch; ++b)
-            if (s0 + b < splits) v[b] = __ldcg(column + std::int64_t(s0 + b) * kVectors * Cfg::kThreads);
-#pragma unroll
-          for (int b = 0; b < kBatch; ++b) {
-            if (s0 + b >= splits) break;
-            sum.x += v[b].x;
-            sum.y += v[b].y;
-            sum.z += v[b].z;
-            sum.w += v[b].w;
-          }
-        }
+        const float4 sum = sum_partials(tile_ws + (i * Cfg::kMmaN + j) * Cfg::kThreads + tid,
+                                        std::int64_t(kVectors) * Cfg::kThreads, splits);
         acc[i][j][0] = sum.x;
         acc[i][j][1] = sum.y;
         acc[i][j][2] = sum.z;

@@ -1,0 +1,72 @@
+#pragma once
+// The arguments every FP4 GEMM kernel of fp4gemm takes (each family's Params adds its launch
+// geometry), filled from a problem and its device pointers; and the split-K partial sum both
+// families use.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/kernel_operands.hpp"
+#include "cuda/mma_primitives.cuh"
+#include "fp4gemm/gemm.hpp"
+#include "fp4gemm/layout.hpp"
+#include "fp4gemm/matrix.hpp"
+
+namespace fp4gemm::cuda {
+
+struct GemmArgs {
+  std::int64_t m = 0, n = 0, k = 0;
+  bool mxfp4 = false;                      // else NVFP4
+  ScaleLayout layout = ScaleLayout::linear;
+  mma::Fp4View b;                          // N x K
+  mma::Fp4View a_fp4;                      // M x K (w4a4)
+  const std::uint16_t* a_bf16 = nullptr;   // M x K bf16 codes (w4a16)
+  float alpha = 1.0f;                      // alpha_total
+  DType out_dtype = DType::f32;
+  void* out = nullptr;                     // M x N row-major
+  float* workspace = nullptr;              // split-K partials (layout: the family's)
+  int* counters = nullptr;                 // split-K: one per output tile, zero between launches
+};
+
+inline GemmArgs gemm_args(const GemmProblem& problem, const KernelPointers& ops) {
+  GemmArgs a;
+  a.m = problem.shape.m;
+  a.n = problem.shape.n;
+  a.k = problem.shape.k;
+  a.mxfp4 = problem.format == Fp4Format::mxfp4;
+  a.layout = problem.scale_layout;
+  a.b = {ops.b_data, ops.b_scales, ops.b_scale_bytes};
+  a.a_fp4 = {ops.a_data, ops.a_scales, ops.a_scale_bytes};
+  a.a_bf16 = ops.a_bf16;
+  a.alpha = ops.alpha;
+  a.out_dtype = problem.out_dtype;
+  a.out = ops.out;
+  a.workspace = ops.workspace;
+  a.counters = ops.counters;
+  return a;
+}
+
+// The sum of `count` float4 partials first[s * stride], s = 0 .. count-1, added in split order
+// (so runs are bit-reproducible), kBatch loads in flight: one dependent L2 round trip per
+// partial would dominate at decode sizes (tens of splits).
+__device__ __forceinline__ float4 sum_partials(const float4* first, std::int64_t stride, int count) {
+  constexpr int kBatch = 8;
+  float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
+  for (int s0 = 0; s0 < count; s0 += kBatch) {
+    float4 v[kBatch];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b)
+      if (s0 + b < count) v[b] = __ldcg(first + std::int64_t(s0 + b) * stride);
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      if (s0 + b >= count) break;
+      sum.x += v[b].x;
+      sum.y += v[b].y;
+      sum.z += v[b].z;
+      sum.w += v[b].w;
+    }
+  }
+  return sum;
+}
+
+}  // namespace fp4gemm::cuda
