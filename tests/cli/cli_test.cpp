@@ -14,6 +14,7 @@
 #include "fp4gemm/gemm.hpp"
 #include "fp4gemm/io.hpp"
 #include "fp4gemm/quantize.hpp"
+#include "cli/cli_run.hpp"
 
 namespace fp4gemm {
 namespace {
@@ -21,21 +22,8 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-struct Result {
-  int status;
-  std::string output;  // stdout and stderr
-};
-
-Result run_cli(const std::string& arguments) {
-  const std::string command = std::string(FP4GEMM_CLI_PATH) + " " + arguments + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return {-1, "popen failed"};
-  std::string output;
-  std::array<char, 4096> buffer;
-  while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
+using Result = test::CliResult;
+using test::run_cli;
 
 class CliTest : public ::testing::Test {
  protected:
@@ -62,7 +50,7 @@ class CliTest : public ::testing::Test {
 
 TEST_F(CliTest, HelpForEveryVerb) {
   EXPECT_EQ(run_cli("--help").status, 0);
-  for (const char* verb : {"devices", "backends", "check", "bench", "quantize", "gemm", "shapes", "compare"}) {
+  for (const char* verb : {"devices", "backends", "check", "bench", "quantize", "gemm", "shapes", "compare", "plan"}) {
     const Result r = run_cli(std::string(verb) + " --help");
     EXPECT_EQ(r.status, 0) << verb;
     EXPECT_THAT(r.output, HasSubstr("Usage")) << verb;

@@ -1,6 +1,10 @@
-// fp4gemm bench: time backends on a preset's shapes or on -m/-n/-k, print a table with each
-// result's roofline verdict, and write JSON/CSV/Markdown. Defaults: the seed preset's shapes,
-// NVFP4, w4a16 and w4a4, the backends of the best device present.
+// fp4gemm bench: time backends on a preset's shapes, on -m/-n/-k, or on every GEMM one GPU runs
+// per forward of a model (--model/--config under --tp/--pp/--ep at --batch sizes, with per-layer
+// and per-forward totals: model_bench.hpp); print a table with each result's roofline verdict,
+// and write JSON/CSV/Markdown. Defaults: the seed preset's shapes, NVFP4, w4a16 and w4a4, the
+// backends of the best device present.
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "backend_selection.hpp"
@@ -10,6 +14,8 @@
 #include "fp4gemm/error.hpp"
 #include "fp4gemm/io.hpp"
 #include "report/bench_report.hpp"
+#include "model_bench.hpp"
+#include "model_options.hpp"
 #include "shape_list.hpp"
 
 namespace fp4gemm::cli {
@@ -26,6 +32,9 @@ struct BenchArgs {
   bool force = false;
   std::uint64_t seed = 1;
   double max_seconds = 1.0;
+  ModelArgs model;
+  int tp = 1, pp = 1, ep = 1;
+  std::vector<std::string> batches;
 };
 
 // The default shapes until a model is given: the seed investigation's per-GPU GEMMs of GLM-5
@@ -40,12 +49,43 @@ constexpr PresetShape kSeedShapes[] = {
 };
 constexpr std::int64_t kSeedBatches[] = {1, 16, 64, 256, 512};
 
-std::vector<BenchCase> build_cases(const BenchArgs& args) {
+std::vector<Mode> parse_modes(const BenchArgs& args) {
+  std::vector<Mode> modes;
+  for (const auto& m : args.modes) modes.push_back(parse_mode(m, "--mode"));
+  return modes;
+}
+
+// The model run, or nothing without --model/--config; InvalidArgument for options that belong
+// to the other kind of run.
+std::optional<ModelBench> model_bench(const BenchArgs& args, const CLI::App& cmd,
+                                      const std::vector<const Backend*>& backends) {
+  if (!args.model.given()) {
+    for (const char* option : {"--batch", "--tp", "--pp", "--ep", "--routing", "--mtp-passes", "--quant-config"})
+      require(cmd.count(option) == 0, "{} needs --model or --config (it describes a model's run)", option);
+    return std::nullopt;
+  }
+  for (const char* option : {"-m", "-n", "-k"})
+    require(cmd.count(option) == 0,
+            "{} cannot go with --model/--config: the model gives N and K, and --batch the batch sizes", option);
+  ModelBench mb;
+  mb.model = load_model(args.model);
+  mb.plan = {args.tp, args.pp, args.ep};
+  mb.batches = parse_positive_list(args.batches, "--batch");
+  if (mb.batches.empty()) mb.batches.assign(std::begin(kSeedBatches), std::end(kSeedBatches));
+  mb.work.routing = parse_routing(args.model.routing, args.seed);
+  mb.work.mtp_passes = args.model.mtp_passes;
+  mb.routing = args.model.routing;
+  for (const Backend* b : backends) mb.backends.emplace_back(b->name());
+  mb.modes = parse_modes(args);
+  return mb;
+}
+
+std::vector<BenchCase> build_cases(const BenchArgs& args, const std::optional<ModelBench>& model) {
   const Fp4Format format = parse_fp4_format(args.format, "--format");
   const ScaleLayout layout = parse_scale_layout(args.scale_layout, "--scale-layout");
   const DType out = parse_dtype(args.out_dtype, "--out-dtype");
-  std::vector<Mode> modes;
-  for (const auto& m : args.modes) modes.push_back(parse_mode(m, "--mode"));
+  if (model) return model_bench_cases(*model, format, layout, out);
+  const std::vector<Mode> modes = parse_modes(args);
   require(args.n.empty() == args.k.empty(), "-n and -k go together (give both or neither)");
 
   std::vector<std::int64_t> batches = parse_positive_list(args.m, "-m");
@@ -104,10 +144,17 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--force", args->force, "Replace existing --json/--csv/--markdown files");
   cmd->add_option("--seed", args->seed, "Seed of the random operands");
   cmd->add_option("--max-seconds", args->max_seconds, "Time limit per measurement (seconds)");
-  cmd->callback([args] {
-    const std::vector<BenchCase> cases = build_cases(*args);
+  add_model_options(*cmd, args->model, true);
+  cmd->add_option("--tp", args->tp, "With --model: tensor-parallel GPUs (default 1)");
+  cmd->add_option("--pp", args->pp, "With --model: pipeline stages (default 1)");
+  cmd->add_option("--ep", args->ep, "With --model: expert-parallel GPUs (default 1)");
+  cmd->add_option("--batch", args->batches, "With --model: batch sizes in tokens (default 1,16,64,256,512)")
+      ->delimiter(',');
+  cmd->callback([args, cmd] {
     const std::vector<const Backend*> backends =
         select_backends(args->backends, DefaultBackends::best_device);
+    const std::optional<ModelBench> model = model_bench(*args, *cmd, backends);
+    const std::vector<BenchCase> cases = build_cases(*args, model);
     require(args->max_seconds > 0, "--max-seconds = {} must be positive", args->max_seconds);
     TimingOptions timing;
     timing.max_seconds = args->max_seconds;
@@ -118,9 +165,14 @@ void add_bench_command(CLI::App& app) {
                backends.size(), device, ceilings.describe());
     const auto rows = run_bench(cases, backends, timing, args->seed, ceilings);
     fmt::print("{}", bench_table(rows));
+    const BenchTimes times = BenchTimes::from_rows(rows, "this run");
+    if (model) fmt::print("{}", model_bench_table(*model, times));
     const BenchContext context{command_line(), device, timing, ceilings};
-    if (!args->json_path.empty())
-      write_output(args->json_path, bench_json(rows, context).dump(2) + "\n", args->force, "--json");
+    if (!args->json_path.empty()) {
+      nlohmann::json json = bench_json(rows, context);
+      if (model) json["model"] = model_bench_json(*model, times);
+      write_output(args->json_path, json.dump(2) + "\n", args->force, "--json");
+    }
     if (!args->csv_path.empty()) write_output(args->csv_path, bench_csv(rows), args->force, "--csv");
     if (!args->markdown_path.empty())
       write_output(args->markdown_path, bench_markdown(rows, context), args->force, "--markdown");

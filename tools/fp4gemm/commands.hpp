@@ -19,5 +19,6 @@ void add_quantize_command(CLI::App& app);
 void add_gemm_command(CLI::App& app);
 void add_shapes_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
+void add_plan_command(CLI::App& app);
 
 }  // namespace fp4gemm::cli

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   add_gemm_command(app);
   add_shapes_command(app);
   add_compare_command(app);
+  add_plan_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,102 @@
+// End-to-end runs of `fp4gemm bench --model` and `fp4gemm plan` on a tiny MoE config on the CPU
+// (short time limits, so the whole file runs in seconds), and their errors for bad combinations.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_run.hpp"
+
+namespace fp4gemm {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using test::run_cli;
+
+const std::string kTiny = std::string("--config ") + FP4GEMM_TEST_DATA_DIR + "/model_configs/tiny_moe.json";
+const std::string kFast = " --backend cpu-fast --max-seconds 0.02";
+
+class CliModelTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("fp4gemm_cli_model_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    // One bench of the tiny model under tp2 at batches 1 and 4, shared by the tests below.
+    bench_ = run_cli("bench " + kTiny + " --tp 2 --batch 1,4 --mode w4a16" + kFast + " --json " + json_path());
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static std::string json_path() { return (dir_ / "tiny.json").string(); }
+  static fs::path dir_;
+  static test::CliResult bench_;
+};
+fs::path CliModelTest::dir_;
+test::CliResult CliModelTest::bench_;
+
+TEST_F(CliModelTest, BenchModelReportsPerForwardTotals) {
+  ASSERT_EQ(bench_.status, 0) << bench_.output;
+  EXPECT_THAT(bench_.output, HasSubstr("batch 4, cpu-fast w4a16: GEMMs per forward"));
+  EXPECT_THAT(bench_.output, HasSubstr("us/forward"));
+  std::ifstream in(json_path());
+  const nlohmann::json j = nlohmann::json::parse(in);
+  const nlohmann::json& forwards = j.at("model").at("forwards");
+  ASSERT_EQ(forwards.size(), 2u);
+  for (const nlohmann::json& f : forwards) {
+    double sum = 0, share = 0;
+    for (const nlohmann::json& g : f.at("stages").at(0).at("gemms")) {
+      EXPECT_NEAR(g.at("forward_us").get<double>(),
+                  g.at("per_layer_us").get<double>() * g.at("layers").get<double>(), 1e-9);
+      sum += g.at("forward_us").get<double>();
+      share += g.at("share").get<double>();
+    }
+    EXPECT_NEAR(sum, f.at("forward_us").get<double>(), 1e-9);
+    EXPECT_NEAR(share, 1.0, 1e-12);
+  }
+}
+
+TEST_F(CliModelTest, BenchRejectsOptionsOfTheOtherKindOfRun) {
+  const auto no_model = run_cli("bench --batch 1");
+  EXPECT_EQ(no_model.status, 2);
+  EXPECT_THAT(no_model.output, HasSubstr("--batch needs --model or --config"));
+  const auto with_n = run_cli("bench --model glm5 -n 768 -k 6144");
+  EXPECT_EQ(with_n.status, 2);
+  EXPECT_THAT(with_n.output, HasSubstr("-n cannot go with --model/--config"));
+  const auto routing = run_cli("bench " + kTiny + " --routing zipf:x");
+  EXPECT_EQ(routing.status, 2);
+  EXPECT_THAT(routing.output, HasSubstr("--routing = 'zipf:x' is none of"));
+}
+
+TEST_F(CliModelTest, PlanMeasuresAndNamesTheWinner) {
+  const auto r = run_cli("plan " + kTiny + " --gpus 2 --compare tp2,ep2 --batch 2" + kFast);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("measured in this run"));
+  EXPECT_THAT(r.output, HasSubstr("wins:"));
+  EXPECT_THAT(r.output, HasSubstr("comm us/layer"));
+}
+
+TEST_F(CliModelTest, PlanLooksTimesUpInABenchJson) {
+  ASSERT_EQ(bench_.status, 0) << bench_.output;
+  const auto r = run_cli("plan " + kTiny + " --gpus 2 --compare tp2 --batch 1,4 --from " + json_path());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("cpu-fast w4a16 from"));
+  EXPECT_THAT(r.output, HasSubstr("tp2 is the only plan"));
+  // ep2 runs attention on 2 replicas: M = 2 for a batch of 4, which the bench did not time.
+  const auto missing = run_cli("plan " + kTiny + " --gpus 2 --compare ep2 --batch 4 --from " + json_path());
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_THAT(missing.output, HasSubstr("has no cpu-fast w4a16 row that ran for M x N x K = 2x"));
+}
+
+TEST_F(CliModelTest, PlanNamesAreChecked) {
+  const auto malformed = run_cli("plan " + kTiny + " --gpus 2 --compare tp2x --from " + json_path());
+  EXPECT_EQ(malformed.status, 2);
+  EXPECT_THAT(malformed.output, HasSubstr("--compare"));
+  const auto product = run_cli("plan " + kTiny + " --gpus 2 --compare tp2pp2 --from " + json_path());
+  EXPECT_EQ(product.status, 2);
+  EXPECT_THAT(product.output, HasSubstr("plan 'tp2pp2' uses 4 GPUs, not --gpus = 2"));
+}
+
+}  // namespace
+}  // namespace fp4gemm
