@@ -1,5 +1,7 @@
 #include "bench/bench_runner.hpp"
 
+#include <algorithm>
+
 #include "fp4gemm/error.hpp"
 #include "fp4gemm/layout.hpp"
 
@@ -31,7 +33,13 @@ double gemm_bytes(const GemmProblem& p, OperandEncoding encoding) {
 std::vector<BenchRow> run_bench(const std::vector<BenchCase>& cases,
                                 const std::vector<const Backend*>& backends,
                                 const TimingOptions& timing, std::uint64_t seed,
-                                const Ceilings& ceilings, const BenchRowCallback& on_row) {
+                                const Ceilings& ceilings, const BenchRowCallback& on_row,
+                                PowerMonitor* power) {
+  std::optional<PowerMonitor> own_power;
+  if (!power && std::any_of(backends.begin(), backends.end(), [](const Backend* b) {
+        return b->device() == DeviceKind::cuda;
+      }))
+    power = &own_power.emplace();
   std::vector<BenchRow> rows;
   for (std::size_t c = 0; c < cases.size(); ++c) {
     const GemmProblem& problem = cases[c].problem;
@@ -46,7 +54,16 @@ std::vector<BenchRow> run_bench(const std::vector<BenchCase>& cases,
       } else {
         try {
           auto run = backend->prepare(operands);
-          row.timing = time_gemm(*run, timing);
+          const bool sample_power =
+              power && power->available() && backend->device() == DeviceKind::cuda;
+          if (sample_power) power->start();
+          try {
+            row.timing = time_gemm(*run, timing);
+          } catch (...) {
+            if (sample_power) power->stop();
+            throw;
+          }
+          if (sample_power) row.power = power->stop();
           row.ran = true;
           row.roofline = roofline(problem.shape.flops(), row.bytes, row.timing.median_s, ceilings,
                                   backend->compute_path());

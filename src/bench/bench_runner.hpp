@@ -2,10 +2,12 @@
 // The engine of `fp4gemm bench`: each case on each backend, timed with time_gemm().
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bench/ceilings.hpp"
+#include "bench/power_monitor.hpp"
 #include "bench/roofline.hpp"
 #include "bench/timing.hpp"
 #include "fp4gemm/backend.hpp"
@@ -25,6 +27,7 @@ struct BenchRow {
   Timing timing;
   double bytes = 0;     // bytes the backend must move at least once (its operand encoding)
   Roofline roofline;    // of the median time (left empty when the row did not run)
+  std::optional<PowerSummary> power;  // GPU rows, when NVML is available (PowerMonitor)
   double tflops() const { return ran ? bench_case.problem.shape.flops() / timing.median_s * 1e-12 : 0; }
   double gbps() const { return ran ? bytes / timing.median_s * 1e-9 : 0; }
 };
@@ -38,11 +41,14 @@ struct BenchRow {
 double gemm_bytes(const GemmProblem& problem, OperandEncoding encoding);
 
 // `ceilings`: those of the GPU the CUDA backends run on (lookup_ceilings), each row's roofline
-// uses them with the backend's compute_path().
+// uses them with the backend's compute_path(). `power`: sampled around time_gemm for GPU
+// backends (DeviceKind::cuda) when available(); null: run_bench opens its own when a GPU backend
+// is in the list (pass one to print its status() line).
 using BenchRowCallback = std::function<void(const BenchRow&)>;
 std::vector<BenchRow> run_bench(const std::vector<BenchCase>& cases,
                                 const std::vector<const Backend*>& backends,
                                 const TimingOptions& timing, std::uint64_t seed,
-                                const Ceilings& ceilings, const BenchRowCallback& on_row = {});
+                                const Ceilings& ceilings, const BenchRowCallback& on_row = {},
+                                PowerMonitor* power = nullptr);
 
 }  // namespace fp4gemm

@@ -11,6 +11,26 @@
 namespace fp4gemm {
 namespace {
 
+bool any_power(const std::vector<BenchRow>& rows) {
+  for (const BenchRow& r : rows)
+    if (r.power) return true;
+  return false;
+}
+
+// The power summary's fields (JSON object "power"; CSV columns "power_<field>").
+nlohmann::ordered_json power_fields(const PowerSummary& p) {
+  nlohmann::ordered_json j;
+  j["mean_w"] = p.mean_power_w;
+  j["limit_w"] = p.limit_w;
+  j["mean_sm_mhz"] = p.mean_sm_mhz;
+  j["mean_mem_mhz"] = p.mean_mem_mhz;
+  j["max_sm_mhz"] = p.max_sm_mhz;
+  j["max_temperature_c"] = p.max_temperature_c;
+  j["throttle_share"] = p.throttle_share;
+  j["samples"] = p.samples;
+  return j;
+}
+
 // One row's fields, shared by the JSON and CSV renderings.
 nlohmann::ordered_json row_fields(const BenchRow& r) {
   const GemmProblem& p = r.bench_case.problem;
@@ -44,6 +64,7 @@ nlohmann::ordered_json row_fields(const BenchRow& r) {
   j["floor_us"] = r.roofline.floor_s * 1e6;
   j["efficiency"] = r.roofline.efficiency;
   j["verdict"] = r.roofline.verdict;
+  if (r.power) j["power"] = power_fields(*r.power);
   return j;
 }
 
@@ -56,26 +77,35 @@ nlohmann::ordered_json ceilings_fields(const Ceilings& c) {
 
 TextTable make_bench_table(const std::vector<BenchRow>& rows) {
   using A = TextTable::Align;
-  TextTable table({{"M", A::right}, {"N", A::right}, {"K", A::right}, {"mode", A::left},
-                   {"time us", A::right}, {"p10-p90 us", A::right}, {"TFLOPS", A::right},
-                   {"GB/s", A::right}, {"% floor", A::right}, {"backend", A::left},
-                   {"verdict", A::left}, {"description", A::left}});
+  std::vector<TextTable::Column> columns{
+      {"M", A::right},      {"N", A::right},       {"K", A::right},      {"mode", A::left},
+      {"time us", A::right}, {"p10-p90 us", A::right}, {"TFLOPS", A::right}, {"GB/s", A::right},
+      {"% floor", A::right}, {"backend", A::left},   {"verdict", A::left}, {"description", A::left}};
+  // The power column only when some row has a power summary (GPU rows with NVML).
+  const bool power = any_power(rows);
+  if (power) columns.push_back({"power", A::left});
+  TextTable table(std::move(columns));
+  auto power_cell = [&](const BenchRow& r, std::vector<std::string> cells) {
+    if (power) cells.push_back(r.power ? r.power->describe() : "-");
+    return cells;
+  };
   for (const BenchRow& r : rows) {
     const GemmProblem& p = r.bench_case.problem;
     const std::string mode = fmt::format("{} {}", to_string(p.format), to_string(p.mode));
     if (!r.ran) {
-      table.add_row({std::to_string(p.shape.m), std::to_string(p.shape.n), std::to_string(p.shape.k),
-                     mode, "-", "-", "-", "-", "-", r.backend, "not run: " + r.note,
-                     r.bench_case.description});
+      table.add_row(power_cell(r, {std::to_string(p.shape.m), std::to_string(p.shape.n),
+                                   std::to_string(p.shape.k), mode, "-", "-", "-", "-", "-",
+                                   r.backend, "not run: " + r.note, r.bench_case.description}));
       continue;
     }
     const double efficiency = r.roofline.efficiency;
-    table.add_row({std::to_string(p.shape.m), std::to_string(p.shape.n), std::to_string(p.shape.k),
-                   mode, fmt::format("{:.2f}", r.timing.median_s * 1e6),
-                   fmt::format("{:.2f}-{:.2f}", r.timing.p10_s * 1e6, r.timing.p90_s * 1e6),
-                   fmt::format("{:.2f}", r.tflops()), fmt::format("{:.1f}", r.gbps()),
-                   efficiency > 0 ? format_percent(efficiency) : "-", r.backend,
-                   r.roofline.verdict, r.bench_case.description});
+    table.add_row(power_cell(
+        r, {std::to_string(p.shape.m), std::to_string(p.shape.n), std::to_string(p.shape.k), mode,
+            fmt::format("{:.2f}", r.timing.median_s * 1e6),
+            fmt::format("{:.2f}-{:.2f}", r.timing.p10_s * 1e6, r.timing.p90_s * 1e6),
+            fmt::format("{:.2f}", r.tflops()), fmt::format("{:.1f}", r.gbps()),
+            efficiency > 0 ? format_percent(efficiency) : "-", r.backend, r.roofline.verdict,
+            r.bench_case.description}));
   }
   return table;
 }
@@ -114,8 +144,17 @@ nlohmann::json bench_json(const std::vector<BenchRow>& rows, const BenchContext&
 std::string bench_csv(const std::vector<BenchRow>& rows) {
   std::string out;
   bool header = true;
+  // Power columns ("power_mean_w", ...) for every row when some row has a power summary (empty
+  // cells in the others), so that every line has the header's columns.
+  const bool power = any_power(rows);
   for (const BenchRow& r : rows) {
-    const nlohmann::ordered_json j = row_fields(r);
+    nlohmann::ordered_json j = row_fields(r);
+    j.erase("power");
+    if (power) {
+      const nlohmann::ordered_json pf = power_fields(r.power.value_or(PowerSummary{}));
+      for (auto it = pf.begin(); it != pf.end(); ++it)
+        j["power_" + it.key()] = r.power ? *it : nlohmann::ordered_json("");
+    }
     if (header) {
       for (auto it = j.begin(); it != j.end(); ++it) out += (it == j.begin() ? "" : ",") + it.key();
       out += "\n";
