@@ -117,6 +117,24 @@ TEST_F(CliTest, BenchWritesMarkdownAndCsvAndRefusesToOverwrite) {
   EXPECT_EQ(run_cli(args + " --force").status, 0);
 }
 
+TEST_F(CliTest, BenchDrawsAPlotAndRefusesToOverwriteIt) {
+  const std::string args = "bench -m 1,2 -n 64 -k 256 --backend cpu-fast --mode w4a16 --max-seconds 0.02 --plot " +
+                           path("b.svg");
+  Result r = run_cli(args);
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream svg_file(path("b.svg"));
+  const std::string svg((std::istreambuf_iterator<char>(svg_file)), {});
+  EXPECT_THAT(svg, HasSubstr("<svg"));
+  EXPECT_THAT(svg, HasSubstr("cpu-fast"));
+  EXPECT_THAT(svg, HasSubstr("</svg>"));
+  r = run_cli(args);
+  EXPECT_NE(r.status, 0);
+  EXPECT_THAT(r.output, HasSubstr("--plot"));
+  EXPECT_THAT(r.output, HasSubstr("already exists; pass --force"));
+  std::ifstream again(path("b.svg"));
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(again)), {}), svg) << "the refused run changed the file";
+}
+
 void write_text(const std::string& file, const std::string& text) { std::ofstream(file) << text; }
 
 std::string bench_file(double median_us) {

@@ -3,17 +3,21 @@
 // and per-forward totals: model_bench.hpp); print a table with each result's roofline verdict,
 // and write JSON/CSV/Markdown. Defaults: the seed preset's shapes, NVFP4, w4a16 and w4a4, the
 // backends of the best device present.
+#include <algorithm>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "backend_selection.hpp"
 #include "bench/bench_runner.hpp"
+#include "bench/power_monitor.hpp"
 #include "commands.hpp"
 #include "fp4gemm/device.hpp"
 #include "fp4gemm/error.hpp"
 #include "fp4gemm/io.hpp"
+#include "report/bench_plot.hpp"
 #include "report/bench_report.hpp"
+#include "report/progress.hpp"
 #include "model_bench.hpp"
 #include "model_options.hpp"
 #include "shape_list.hpp"
@@ -28,7 +32,7 @@ struct BenchArgs {
   std::string format = "nvfp4";
   std::string out_dtype = "bf16";
   std::string scale_layout = "linear";
-  std::string json_path, csv_path, markdown_path;
+  std::string json_path, csv_path, markdown_path, plot_path;
   bool force = false;
   std::uint64_t seed = 1;
   double max_seconds = 1.0;
@@ -141,7 +145,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--json", args->json_path, "Write results as JSON to this file ('-': stdout)");
   cmd->add_option("--csv", args->csv_path, "Write results as CSV to this file ('-': stdout)");
   cmd->add_option("--markdown", args->markdown_path, "Write results as a Markdown table to this file ('-': stdout)");
-  cmd->add_flag("--force", args->force, "Replace existing --json/--csv/--markdown files");
+  cmd->add_option("--plot", args->plot_path,
+                  "Draw a roofline and time-versus-M per backend into this SVG file");
+  cmd->add_flag("--force", args->force, "Replace existing --json/--csv/--markdown/--plot files");
   cmd->add_option("--seed", args->seed, "Seed of the random operands");
   cmd->add_option("--max-seconds", args->max_seconds, "Time limit per measurement (seconds)");
   add_model_options(*cmd, args->model, true);
@@ -163,7 +169,17 @@ void add_bench_command(CLI::App& app) {
     const Ceilings ceilings = best_device_ceilings();
     fmt::print(stderr, "fp4gemm bench: {} case(s) x {} backend(s) on {}\nceilings: {}\n", cases.size(),
                backends.size(), device, ceilings.describe());
-    const auto rows = run_bench(cases, backends, timing, args->seed, ceilings);
+    std::optional<PowerMonitor> power;
+    if (std::any_of(backends.begin(), backends.end(),
+                    [](const Backend* b) { return b->device() == DeviceKind::cuda; })) {
+      power.emplace();
+      fmt::print(stderr, "{}\n", power->status());
+    }
+    ProgressLine progress(cases.size() * backends.size());
+    const auto rows = run_bench(cases, backends, timing, args->seed, ceilings,
+                                [&](const BenchRow& row) { progress.row_done(row); },
+                                power ? &*power : nullptr);
+    progress.finish();
     fmt::print("{}", bench_table(rows));
     const BenchTimes times = BenchTimes::from_rows(rows, "this run");
     if (model) fmt::print("{}", model_bench_table(*model, times));
@@ -176,6 +192,7 @@ void add_bench_command(CLI::App& app) {
     if (!args->csv_path.empty()) write_output(args->csv_path, bench_csv(rows), args->force, "--csv");
     if (!args->markdown_path.empty())
       write_output(args->markdown_path, bench_markdown(rows, context), args->force, "--markdown");
+    if (!args->plot_path.empty()) write_bench_plot(args->plot_path, rows, context, args->force);
   });
 }
 
