@@ -115,6 +115,10 @@ struct PlanEstimate {
 PlanEstimate estimate_plan(const ModelConfig& model, const ParallelPlan& plan, const Workload& work,
                            const Link& link, const GemmTimer& timer);
 
+// The distinct GEMMs `run` asks the timer it is given about, ordered by (fp4, N, K, M): the
+// timer answers 0 and records.
+std::vector<GemmCall> distinct_gemm_calls(const std::function<void(const GemmTimer&)>& run);
+
 // The distinct GEMMs estimate_plan will ask a timer about (to measure before estimating).
 std::vector<GemmCall> required_gemm_calls(const ModelConfig& model, const ParallelPlan& plan,
                                           const Workload& work);

@@ -2,8 +2,6 @@
 #include "model/forward_breakdown.hpp"
 
 #include <algorithm>
-#include <set>
-#include <tuple>
 
 #include "fp4gemm/error.hpp"
 
@@ -20,6 +18,8 @@ double rank_routed_seconds(const GemmEntry& e, std::span<const std::int64_t> cou
     }
   return s;
 }
+
+}  // namespace
 
 StageBreakdown stage_breakdown(const Stage& stage, const ParallelPlan& plan, std::int64_t gpu_tokens,
                                const std::vector<std::int64_t>& routed, int mtp_passes, const GemmTimer& timer) {
@@ -49,8 +49,6 @@ StageBreakdown stage_breakdown(const Stage& stage, const ParallelPlan& plan, std
   return out;
 }
 
-}  // namespace
-
 std::vector<StageBreakdown> forward_breakdown(const ModelConfig& model, const ParallelPlan& plan,
                                               const ForwardWorkload& work, const GemmTimer& timer) {
   const std::vector<Stage> stages = per_gpu_gemms(model, plan);  // validates the plan
@@ -66,13 +64,7 @@ std::vector<StageBreakdown> forward_breakdown(const ModelConfig& model, const Pa
 
 std::vector<GemmCall> forward_gemm_calls(const ModelConfig& model, const ParallelPlan& plan,
                                          const ForwardWorkload& work) {
-  std::set<std::tuple<bool, std::int64_t, std::int64_t, std::int64_t>> seen;
-  std::vector<GemmCall> calls;
-  forward_breakdown(model, plan, work, [&](const GemmCall& c) {
-    if (seen.insert({c.fp4, c.shape.m, c.shape.n, c.shape.k}).second) calls.push_back(c);
-    return 0.0;
-  });
-  return calls;
+  return distinct_gemm_calls([&](const GemmTimer& timer) { forward_breakdown(model, plan, work, timer); });
 }
 
 }  // namespace fp4gemm

@@ -40,7 +40,13 @@ struct ForwardWorkload {
 std::vector<StageBreakdown> forward_breakdown(const ModelConfig& model, const ParallelPlan& plan,
                                               const ForwardWorkload& work, const GemmTimer& timer);
 
-// The distinct GEMMs forward_breakdown asks `timer` about, in first-asked order.
+// One stage's totals for a (micro-)batch whose token GEMMs run at M = gpu_tokens and whose
+// experts got routed[e] tokens each (empty: no MoE); the routed rows are those of the stage's
+// slowest EP rank. Its forward_s is also plan_estimate's GEMM time of the stage per micro-batch.
+StageBreakdown stage_breakdown(const Stage& stage, const ParallelPlan& plan, std::int64_t gpu_tokens,
+                               const std::vector<std::int64_t>& routed, int mtp_passes, const GemmTimer& timer);
+
+// The distinct GEMMs forward_breakdown asks a timer about (distinct_gemm_calls' order).
 std::vector<GemmCall> forward_gemm_calls(const ModelConfig& model, const ParallelPlan& plan,
                                          const ForwardWorkload& work);
 

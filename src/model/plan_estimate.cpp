@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "fp4gemm/error.hpp"
+#include "model/forward_breakdown.hpp"
 
 namespace fp4gemm {
 namespace {
@@ -29,22 +30,13 @@ struct MicroBatch {
   std::vector<std::int64_t> routed;  // per expert, over the t tokens
 };
 
-// 2. The stage's GEMM time for one micro-batch: token GEMMs plus the slowest GPU's experts.
+// 2. The stage's GEMM time for one micro-batch: token GEMMs plus the slowest GPU's experts
+// (forward_breakdown.hpp's stage totals, with every timer answer checked).
 double stage_gemm_seconds(const Stage& stage, const ParallelPlan& plan, const MicroBatch& mb, const Workload& work,
                           const GemmTimer& timer) {
-  double tokens_s = 0;
-  std::vector<double> experts_s(static_cast<std::size_t>(plan.ep), 0.0);
-  for (const GemmEntry& e : stage.gemms) {
-    const double layers = e.mtp ? double(e.layers) * work.mtp_passes : double(e.layers);
-    if (e.m_source == MSource::tokens) {
-      tokens_s += layers * e.per_layer_count * timed(timer, {{mb.gpu_tokens, e.n, e.k}, e.fp4});
-      continue;
-    }
-    for (int g = 0; g < plan.ep; ++g)
-      for (std::int64_t count : expert_slice(mb.routed, plan.ep, g))
-        if (count > 0) experts_s[std::size_t(g)] += layers * timed(timer, {{count, e.n, e.k}, e.fp4});
-  }
-  return tokens_s + *std::max_element(experts_s.begin(), experts_s.end());
+  return stage_breakdown(stage, plan, mb.gpu_tokens, mb.routed, work.mtp_passes,
+                         [&](const GemmCall& call) { return timed(timer, call); })
+      .forward_s;
 }
 
 // 3. Communication of one layer whose MLP is `mlp`.
@@ -133,15 +125,20 @@ PlanEstimate estimate_plan(const ModelConfig& model, const ParallelPlan& plan, c
   return est;
 }
 
-std::vector<GemmCall> required_gemm_calls(const ModelConfig& model, const ParallelPlan& plan, const Workload& work) {
+std::vector<GemmCall> distinct_gemm_calls(const std::function<void(const GemmTimer&)>& run) {
   std::set<std::tuple<bool, std::int64_t, std::int64_t, std::int64_t>> seen;  // fp4, n, k, m
-  estimate_plan(model, plan, work, links().front(), [&](const GemmCall& c) {
+  run([&](const GemmCall& c) {
     seen.insert({c.fp4, c.shape.n, c.shape.k, c.shape.m});
     return 0.0;
   });
   std::vector<GemmCall> calls;
   for (const auto& [fp4, n, k, m] : seen) calls.push_back({{m, n, k}, fp4});
   return calls;
+}
+
+std::vector<GemmCall> required_gemm_calls(const ModelConfig& model, const ParallelPlan& plan, const Workload& work) {
+  return distinct_gemm_calls(
+      [&](const GemmTimer& timer) { estimate_plan(model, plan, work, links().front(), timer); });
 }
 
 PlanComparison compare_plans(const ModelConfig& model, std::span<const ParallelPlan> plans, const Workload& work,
