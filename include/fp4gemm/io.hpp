@@ -57,6 +57,12 @@ std::vector<std::uint8_t> read_file_bytes(const std::filesystem::path& path,
 // failure the temporary file is removed and IoError names the path and the system's reason.
 void write_file_atomically(const std::filesystem::path& path, std::span<const std::uint8_t> bytes,
                            bool overwrite, std::string_view argument);
+// The same for text (reports: JSON, CSV, Markdown, SVG).
+inline void write_text_atomically(const std::filesystem::path& path, std::string_view text, bool overwrite,
+                                  std::string_view argument) {
+  write_file_atomically(path, std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()),
+                        overwrite, argument);
+}
 
 // ------------------------------------------------------------------ .npy
 HostMatrix parse_npy_matrix(std::span<const std::uint8_t> bytes, std::string_view argument);

@@ -30,16 +30,18 @@ double gemm_bytes(const GemmProblem& p, OperandEncoding encoding) {
   return 0;
 }
 
+bool any_gpu_backend(const std::vector<const Backend*>& backends) {
+  return std::any_of(backends.begin(), backends.end(),
+                     [](const Backend* b) { return b->device() == DeviceKind::cuda; });
+}
+
 std::vector<BenchRow> run_bench(const std::vector<BenchCase>& cases,
                                 const std::vector<const Backend*>& backends,
                                 const TimingOptions& timing, std::uint64_t seed,
                                 const Ceilings& ceilings, const BenchRowCallback& on_row,
                                 PowerMonitor* power) {
   std::optional<PowerMonitor> own_power;
-  if (!power && std::any_of(backends.begin(), backends.end(), [](const Backend* b) {
-        return b->device() == DeviceKind::cuda;
-      }))
-    power = &own_power.emplace();
+  if (!power && any_gpu_backend(backends)) power = &own_power.emplace();
   std::vector<BenchRow> rows;
   for (std::size_t c = 0; c < cases.size(); ++c) {
     const GemmProblem& problem = cases[c].problem;

@@ -44,6 +44,9 @@ double gemm_bytes(const GemmProblem& problem, OperandEncoding encoding);
 // uses them with the backend's compute_path(). `power`: sampled around time_gemm for GPU
 // backends (DeviceKind::cuda) when available(); null: run_bench opens its own when a GPU backend
 // is in the list (pass one to print its status() line).
+// Whether any of `backends` runs on a CUDA device (then run_bench samples power).
+bool any_gpu_backend(const std::vector<const Backend*>& backends);
+
 using BenchRowCallback = std::function<void(const BenchRow&)>;
 std::vector<BenchRow> run_bench(const std::vector<BenchCase>& cases,
                                 const std::vector<const Backend*>& backends,

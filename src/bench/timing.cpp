@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "bench/interval_timer.hpp"
+#include "fp4gemm/error.hpp"
 
 namespace fp4gemm {
 
@@ -35,6 +36,14 @@ bool should_stop(const std::vector<double>& samples, double elapsed, const Timin
   const bool quiet = enough && summarize(samples).rsd <= options.target_rsd;
   if (converged) *converged = quiet;
   return quiet || elapsed >= options.max_seconds || int(samples.size()) >= options.max_samples;
+}
+
+TimingOptions timing_with_limit(double max_seconds, std::string_view argument) {
+  require(max_seconds > 0, "{} = {} must be positive", argument, max_seconds);
+  TimingOptions options;
+  options.max_seconds = max_seconds;
+  options.min_seconds = std::min(options.min_seconds, max_seconds);
+  return options;
 }
 
 Timing time_gemm(GemmRun& run, const TimingOptions& options) {

@@ -5,6 +5,7 @@
 // with at least min_samples and min_seconds spent — or max_seconds / max_samples is reached.
 // Reports the median per-call time with p10/p90 over samples.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fp4gemm/backend.hpp"
@@ -20,6 +21,10 @@ struct TimingOptions {
   double max_seconds = 2.0;
   double target_rsd = 0.02;
 };
+
+// The default options with at most `max_seconds` per measurement (min_seconds lowered to it);
+// InvalidArgument "<argument> = X must be positive" otherwise.
+TimingOptions timing_with_limit(double max_seconds, std::string_view argument);
 
 struct Timing {
   double median_s = 0, p10_s = 0, p90_s = 0;

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
-#include <span>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -409,10 +408,7 @@ std::string bench_plot_svg(const std::vector<BenchRow>& rows, const BenchContext
 
 void write_bench_plot(const std::string& path, const std::vector<BenchRow>& rows,
                       const BenchContext& context, bool force) {
-  const std::string svg = bench_plot_svg(rows, context);
-  write_file_atomically(path,
-                        std::span(reinterpret_cast<const std::uint8_t*>(svg.data()), svg.size()),
-                        force, "--plot");
+  write_text_atomically(path, bench_plot_svg(rows, context), force, "--plot");
 }
 
 }  // namespace fp4gemm

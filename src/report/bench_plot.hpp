@@ -16,7 +16,7 @@ namespace fp4gemm {
 
 std::string bench_plot_svg(const std::vector<BenchRow>& rows, const BenchContext& context);
 
-// Writes bench_plot_svg() atomically (write_file_atomically); an existing `path` is replaced
+// Writes bench_plot_svg() atomically (write_text_atomically); an existing `path` is replaced
 // only when `force` (InvalidArgument "--plot '<path>' already exists; pass --force ..." else).
 void write_bench_plot(const std::string& path, const std::vector<BenchRow>& rows,
                       const BenchContext& context, bool force);

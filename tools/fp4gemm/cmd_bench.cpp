@@ -3,7 +3,6 @@
 // and per-forward totals: model_bench.hpp); print a table with each result's roofline verdict,
 // and write JSON/CSV/Markdown. Defaults: the seed preset's shapes, NVFP4, w4a16 and w4a4, the
 // backends of the best device present.
-#include <algorithm>
 #include <optional>
 
 #include <fmt/format.h>
@@ -123,8 +122,7 @@ void write_output(const std::string& path, const std::string& text, bool force, 
     fmt::print("{}", text);
     return;
   }
-  write_file_atomically(path, std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()),
-                        force, argument);
+  write_text_atomically(path, text, force, argument);
 }
 
 }  // namespace
@@ -161,17 +159,13 @@ void add_bench_command(CLI::App& app) {
         select_backends(args->backends, DefaultBackends::best_device);
     const std::optional<ModelBench> model = model_bench(*args, *cmd, backends);
     const std::vector<BenchCase> cases = build_cases(*args, model);
-    require(args->max_seconds > 0, "--max-seconds = {} must be positive", args->max_seconds);
-    TimingOptions timing;
-    timing.max_seconds = args->max_seconds;
-    timing.min_seconds = std::min(timing.min_seconds, args->max_seconds);
+    const TimingOptions timing = timing_with_limit(args->max_seconds, "--max-seconds");
     const std::string device = describe_best_device();
     const Ceilings ceilings = best_device_ceilings();
     fmt::print(stderr, "fp4gemm bench: {} case(s) x {} backend(s) on {}\nceilings: {}\n", cases.size(),
                backends.size(), device, ceilings.describe());
     std::optional<PowerMonitor> power;
-    if (std::any_of(backends.begin(), backends.end(),
-                    [](const Backend* b) { return b->device() == DeviceKind::cuda; })) {
+    if (any_gpu_backend(backends)) {
       power.emplace();
       fmt::print(stderr, "{}\n", power->status());
     }

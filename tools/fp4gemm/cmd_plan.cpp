@@ -63,10 +63,7 @@ BenchTimes measure(const PlanArgs& args, const ModelConfig& model, const std::ve
           cases.push_back({GemmProblem{c.shape, parse_mode(args.mode, "--mode"), Fp4Format::nvfp4,
                                        ScaleLayout::linear, DType::bf16},
                            ""});
-  require(args.max_seconds > 0, "--max-seconds = {} must be positive", args.max_seconds);
-  TimingOptions timing;
-  timing.max_seconds = args.max_seconds;
-  timing.min_seconds = std::min(timing.min_seconds, args.max_seconds);
+  const TimingOptions timing = timing_with_limit(args.max_seconds, "--max-seconds");
   fmt::print(stderr, "fp4gemm plan: timing {} GEMM(s) on {} ({})\n", cases.size(), backend->name(),
              describe_best_device());
   return BenchTimes::from_rows(run_bench(cases, {backend}, timing, args.seed, Ceilings{}), "this run");
