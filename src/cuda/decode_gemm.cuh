@@ -53,11 +53,20 @@ struct Params : GemmArgs {
   // workspace: N-tiles x splits x kThreads x 4*MT partials; counters: one per N-tile
 };
 
-// scale_offset(layout, 0, kb, cols) without the row part: kb (linear), (kb/4)*512 + kb%4
-// (swizzled); the row part is added once per row (layout.hpp keeps the two separate).
-__device__ __forceinline__ std::int64_t scale_k_part(ScaleLayout layout, std::int64_t kb) {
+// scale_offset(layout, 0, kb, cols) (layout.hpp) with shifts in place of its general arithmetic
+// (signed divisions, the padded column count), which the hot loop would pay per load; the row
+// part is added once per row (kernel_args.cuh). Checked against layout.hpp below.
+constexpr std::int64_t scale_k_part(ScaleLayout layout, std::int64_t kb) {
   return layout == ScaleLayout::linear ? kb : (kb >> 2) * 512 + (kb & 3);
 }
+constexpr bool scale_k_part_matches_layout() {
+  for (ScaleLayout layout : {ScaleLayout::linear, ScaleLayout::swizzled})
+    for (std::int64_t cols : {1, 2, 3, 5, 8, 9, 13, 384})
+      for (std::int64_t kb = 0; kb < cols; ++kb)
+        if (scale_k_part(layout, kb) != scale_offset(layout, 0, kb, cols)) return false;
+  return true;
+}
+static_assert(scale_k_part_matches_layout(), "scale_k_part must equal layout.hpp's k part");
 
 // ------------------------------------------------------------------ step 1: A into shared memory
 // Unit (16 bytes = 8 bf16) u = 4jj + t of a 128-k group holds k = 32t + 8jj .. +7.

@@ -1,7 +1,7 @@
 #pragma once
 // The arguments every FP4 GEMM kernel of fp4gemm takes (each family's Params adds its launch
-// geometry), filled from a problem and its device pointers; and the split-K partial sum both
-// families use.
+// geometry), filled from a problem and its device pointers; the scale-addressing property both
+// families rely on; and the split-K partial sum both use.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -45,6 +45,25 @@ inline GemmArgs gemm_args(const GemmProblem& problem, const KernelPointers& ops)
   a.counters = ops.counters;
   return a;
 }
+
+// Scale offsets split into a row part and a k part in both layouts,
+//   scale_offset(r, kb) = scale_offset(r, 0) + scale_offset(0, kb),  scale_offset(0, kb) = kb (mod 4),
+// so a thread computes its rows' parts once and one k part per K-step; the byte lane of
+// scale(r, kb) in its aligned word is (scale_offset(r, 0) + kb) & 3, and for even kb the scale of
+// kb + 1 is the next byte. Both kernel families address scales this way.
+constexpr bool scale_offsets_separate() {
+  for (ScaleLayout layout : {ScaleLayout::linear, ScaleLayout::swizzled})
+    for (std::int64_t cols : {1, 2, 3, 5, 8, 9, 13})
+      for (std::int64_t r = 0; r < 260; ++r)
+        for (std::int64_t kb = 0; kb < cols; ++kb) {
+          const std::int64_t k_part = scale_offset(layout, 0, kb, cols);
+          if (scale_offset(layout, r, kb, cols) != scale_offset(layout, r, 0, cols) + k_part ||
+              (k_part & 3) != (kb & 3))
+            return false;
+        }
+  return true;
+}
+static_assert(scale_offsets_separate(), "the kernels' scale addressing assumes this of layout.hpp");
 
 // The sum of `count` float4 partials first[s * stride], s = 0 .. count-1, added in split order
 // (so runs are bit-reproducible), kBatch loads in flight: one dependent L2 round trip per

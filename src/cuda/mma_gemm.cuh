@@ -85,24 +85,6 @@ struct Params : GemmArgs {
   // workspace: tiles x splits x BM x BN partials; counters: one per tile
 };
 
-// Scale offsets split into a row part and a k part in both layouts,
-//   scale_offset(r, kb) = scale_offset(r, 0) + scale_offset(0, kb),  scale_offset(0, kb) = kb (mod 4),
-// so a thread computes its rows' parts once and one k part per K-tile, and the byte lane of
-// scale(r, kb) in its aligned word is (scale_offset(r, 0) + kb) & 3.
-constexpr bool scale_offsets_separate() {
-  for (ScaleLayout layout : {ScaleLayout::linear, ScaleLayout::swizzled})
-    for (std::int64_t cols : {1, 2, 3, 5, 8, 9, 13})
-      for (std::int64_t r = 0; r < 260; ++r)
-        for (std::int64_t kb = 0; kb < cols; ++kb) {
-          const std::int64_t k_part = scale_offset(layout, 0, kb, cols);
-          if (scale_offset(layout, r, kb, cols) != scale_offset(layout, r, 0, cols) + k_part ||
-              (k_part & 3) != (kb & 3))
-            return false;
-        }
-  return true;
-}
-static_assert(scale_offsets_separate(), "the kernel's scale addressing assumes this of layout.hpp");
-
 __device__ __forceinline__ std::uint32_t base_lane(const Params& p, std::int64_t row,
                                                    std::int64_t scale_cols) {
   return std::uint32_t(scale_offset(p.layout, row, 0, scale_cols) & 3);
