@@ -48,6 +48,12 @@ constexpr int smem_bytes(int token_blocks, int groups) {
   return 8 * token_blocks * a_stride_elements(groups) * 2;
 }
 
+// Which part of the GEMM a CTA computes: B rows kRowsPerCta*tile .. and K-slice `split` of
+// `splits`; `tile` also indexes the split-K workspace and counters.
+struct CtaCoord {
+  int tile = 0, split = 0, splits = 1;
+};
+
 struct Params : GemmArgs {
   int groups_per_split = 0;  // 128-k groups of one K-slice (gridDim.y slices)
   // workspace: N-tiles x splits x kThreads x 4*MT partials; counters: one per N-tile
@@ -194,13 +200,13 @@ __device__ __forceinline__ void store_output(const Params& p, std::int64_t token
 // Split-K: store this CTA's partials; true (with acc = the sum over splits in split order) in
 // the last CTA of the N-tile, false in the others.
 template <int MT>
-__device__ bool reduce_splits(const Params& p, float (&acc)[MT][4]) {
+__device__ bool reduce_splits(const Params& p, CtaCoord cta, float (&acc)[MT][4]) {
   __shared__ bool last;
-  const int splits = int(gridDim.y), tile = int(blockIdx.x), tid = int(threadIdx.x);
+  const int splits = cta.splits, tile = cta.tile, tid = int(threadIdx.x);
   float4* tile_ws = reinterpret_cast<float4*>(p.workspace) + std::int64_t(tile) * splits * MT * kThreads;
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt)
-    __stcg(tile_ws + (std::int64_t(blockIdx.y) * MT + mt) * kThreads + tid,
+    __stcg(tile_ws + (std::int64_t(cta.split) * MT + mt) * kThreads + tid,
            make_float4(acc[mt][0], acc[mt][1], acc[mt][2], acc[mt][3]));
   __threadfence();
   __syncthreads();
@@ -220,16 +226,16 @@ __device__ bool reduce_splits(const Params& p, float (&acc)[MT][4]) {
   return true;
 }
 
-// ------------------------------------------------------------------ the kernel
-// MT: token blocks of 8 (M <= 8 * MT). kAFp4: A is FP4 (w4a4), else bf16 (w4a16).
+// ------------------------------------------------------------------ one CTA's work
+// MT: token blocks of 8 (M <= 8 * MT). kAFp4: A is FP4 (w4a4), else bf16 (w4a16). `cta` names
+// the rows tile (B rows 64*tile ..) and the K-slice; a caller that runs several GEMMs in one
+// launch (grouped) passes each GEMM's Params with its own pointers, workspace and counters.
 template <int MT, bool kAFp4>
-__global__ void __launch_bounds__(kThreads) decode_gemm_kernel(const Params p) {
+__device__ __forceinline__ void decode_cta(const Params& p, CtaCoord cta, std::uint16_t* a_tile) {
   static_assert(MT >= 1 && MT <= kMaxTokenBlocks, "8..32 tokens");
-  extern __shared__ uint4 smem[];
-  std::uint16_t* a_tile = reinterpret_cast<std::uint16_t*>(smem);
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32, g = lane / 4, t = lane % 4;
 
-  const std::int64_t k_begin = std::int64_t(blockIdx.y) * p.groups_per_split * kGroupK;
+  const std::int64_t k_begin = std::int64_t(cta.split) * p.groups_per_split * kGroupK;
   const std::int64_t k_end = k_begin + p.groups_per_split * kGroupK < p.k
                                  ? k_begin + p.groups_per_split * kGroupK
                                  : p.k;
@@ -241,7 +247,7 @@ __global__ void __launch_bounds__(kThreads) decode_gemm_kernel(const Params p) {
   stage_activations<MT, kAFp4>(p, a_tile, k_begin, slice, stride);
 
   // 2. This lane's rows, once: data pointers (null past N) and the row parts of scale offsets.
-  const std::int64_t row0 = std::int64_t(blockIdx.x) * kRowsPerCta + warp * 16 + g;
+  const std::int64_t row0 = std::int64_t(cta.tile) * kRowsPerCta + warp * 16 + g;
   const std::int64_t scale_cols = p.k / (p.mxfp4 ? 32 : 16);
   const std::uint8_t* row_data[2];
   std::int64_t row_scale[2];
@@ -269,13 +275,22 @@ __global__ void __launch_bounds__(kThreads) decode_gemm_kernel(const Params p) {
   }
 
   // 4. acc[mt][2r + e] is D(token 8mt + 2t + e, row row0 + 8r).
-  if (gridDim.y > 1 && !reduce_splits<MT>(p, acc)) return;
+  if (cta.splits > 1 && !reduce_splits<MT>(p, cta, acc)) return;
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
     for (int r = 0; r < 2; ++r)
 #pragma unroll
       for (int e = 0; e < 2; ++e) store_output(p, 8 * mt + 2 * t + e, row0 + 8 * r, acc[mt][2 * r + e]);
+}
+
+// ------------------------------------------------------------------ the kernel
+// grid = N-tiles x K-splits; dynamic shared memory smem_bytes(MT, groups_per_split).
+template <int MT, bool kAFp4>
+__global__ void __launch_bounds__(kThreads) decode_gemm_kernel(const Params p) {
+  extern __shared__ uint4 smem[];
+  decode_cta<MT, kAFp4>(p, CtaCoord{int(blockIdx.x), int(blockIdx.y), int(gridDim.y)},
+                        reinterpret_cast<std::uint16_t*>(smem));
 }
 
 }  // namespace fp4gemm::cuda::decode
