@@ -1,23 +1,28 @@
 #pragma once
 // cuda-decode kernel: D = alpha * A B^T for small M (1..32), B block-scaled FP4 (NVFP4 or
 // MXFP4, N x K, K-major), A FP4 of the same format (w4a4) or BF16 (w4a16). A decode GEMM is a
-// stream of weight bytes, so the kernel is built around reading B once at full bandwidth:
+// stream of weight bytes, so the kernel is built around reading B once at full bandwidth with
+// as few instructions per weight as the exact dequantization allows (notes_decode.md has the
+// budget: ~4 thread instructions per weight element at the HBM rate).
 //
 // Algorithm (CTA = kWarps warps, owns kRowsPerCta rows of B and one K-slice; grid = N-tiles x
 // K-splits):
-//  1. Stage the K-slice of A (rows 0..8*MT-1, rows past M zero) into shared memory as bf16,
-//     dequantizing it first for w4a4 (exact, like the weights). Each 128-k group of a row is
-//     stored chunk-transposed (16-byte chunk c = 4t + jj at unit 4jj + t) and rows are padded by
-//     64 bytes, so the fragment loads of step 3 are conflict-free.
-//  2. Warp w streams rows n0 + 16w .. +15 of B: lane (g, t) loads rows g and g + 8, k = 32t ..
-//     32t + 31 of each 128-k group (one 16-byte load per row: every byte is read once, in full
-//     32-byte sectors), and their scale bytes; kUnroll groups are loaded before any is used, so
-//     2 * kUnroll 16-byte loads per lane are in flight.
+//  1. Stage the K-slice of A (its M rows; fragments of rows past M are zero) into shared memory as bf16,
+//     dequantizing it first for w4a4 (exact, like the weights). Each 8-element chunk is stored in
+//     the pair order of the weights' bit-placement dequantization (step 3), each 128-k group
+//     chunk-transposed (chunk c = 4t + jj at unit 4jj + t), rows padded by 64 bytes: the
+//     fragment loads of step 3 are conflict-free 16-byte loads.
+//  2. Warp w streams rows n0 + 16w .. +15 of B: lane (g, t) copies rows g and g + 8, k = 32t ..
+//     32t + 31 of each 128-k group (one 16-byte cp.async per row: every byte read once, in full
+//     32-byte sectors) and the aligned 4-byte words holding their scale bytes, into its own slots
+//     of a kStages-deep shared-memory ring. The copies hold no registers, so kStages - 1 groups
+//     per lane are in flight while the lane computes; only the lane reads its slots, so
+//     cp.async.wait_group is the only synchronization.
 //  3. The MMA is D^T = B A^T: m16n8k16 with B's 16 rows as the MMA rows and 8 tokens of A as its
-//     columns (MT MMAs for 8*MT tokens). Inside a 128-k group the MMA's k slots are permuted
-//     (the same way for both operands): at step j (0..7) lane t supplies k = 32t + 4j .. +3, so
-//     its weight fragment comes from its own 16-byte load and its A fragment is half of one
-//     16-byte shared-memory load. E2M1 x scale -> bf16 in registers (mma_primitives.cuh): exact.
+//     columns (MT MMAs for 8*MT tokens). The codes are dequantized by bit placement (3 logic ops
+//     per two codes, E2M1 x 2^-126 exactly) times one bf16x2 multiply by the block scale, which
+//     carries the 2^126 (NVFP4: scale x 2^118, the result x 2^8 at the end; MXFP4: x 2^126, then
+//     x scale). The MMA's k slots follow the pair order, the same for both operands.
 //  4. With one K-split the CTA writes D directly. Otherwise each CTA stores its fp32 partial
 //     fragments (fragment order: coalesced float4 stores) in the workspace; the last CTA of an
 //     N-tile (atomic counter, which it resets) adds the partials in split order, so the result
@@ -38,15 +43,24 @@ inline constexpr int kWarps = 4;                     // warps per CTA
 inline constexpr int kThreads = 32 * kWarps;
 inline constexpr int kRowsPerCta = 16 * kWarps;      // B rows (outputs) per CTA
 inline constexpr int kGroupK = 128;                  // k per step of a warp (32 per lane)
-inline constexpr int kUnroll = 4;                    // 128-k groups whose loads fly together
+inline constexpr int kStages = 4;                    // ring depth: kStages - 1 groups in flight
 inline constexpr int kRowPadElements = 32;           // 64 bytes: rows start 4 units apart
 inline constexpr int kMaxTokenBlocks = 4;            // MT: 8 tokens each, so M <= 32
 
-// Shared memory of the A slice: 8*MT rows of (groups * 128 + 32) bf16.
+// One ring stage of one lane: two rows' 16 code bytes and two 4-byte scale words per row (the
+// aligned word holding the lane's first scale byte and the next one: an NVFP4 pair may straddle
+// them). Lanes' slots are interleaved (slot i of lane l at i * 32 + l) so the ring reads are
+// conflict-free.
+inline constexpr int kCodeSlotBytes = 16;
+inline constexpr int kScaleSlotBytes = 8;
+inline constexpr int kStageBytes = 2 * 32 * (kCodeSlotBytes + kScaleSlotBytes);  // per warp
+inline constexpr int kRingBytes = kWarps * kStages * kStageBytes;
+
+// Shared memory: the A slice (the M real rows of groups * 128 + 32 bf16; token rows past M are
+// never stored, their MMA fragments are zero), then the weight ring.
 constexpr int a_stride_elements(int groups) { return groups * kGroupK + kRowPadElements; }
-constexpr int smem_bytes(int token_blocks, int groups) {
-  return 8 * token_blocks * a_stride_elements(groups) * 2;
-}
+constexpr int a_tile_bytes(int a_rows, int groups) { return a_rows * a_stride_elements(groups) * 2; }
+constexpr int smem_bytes(int a_rows, int groups) { return a_tile_bytes(a_rows, groups) + kRingBytes; }
 
 // Which part of the GEMM a CTA computes: B rows kRowsPerCta*tile .. and K-slice `split` of
 // `splits`; `tile` also indexes the split-K workspace and counters.
@@ -56,7 +70,8 @@ struct CtaCoord {
 
 struct Params : GemmArgs {
   int groups_per_split = 0;  // 128-k groups of one K-slice (gridDim.y slices)
-  // workspace: N-tiles x splits x kThreads x 4*MT partials; counters: one per N-tile
+  // workspace: N-tiles x splits x kThreads x 4*MT partials; counters: one per N-tile.
+  // B's scale array may be read up to kScaleReadPastEnd bytes past its end (device_gemm_run.hpp).
 };
 
 // scale_offset(layout, 0, kb, cols) (layout.hpp) with shifts in place of its general arithmetic
@@ -84,12 +99,12 @@ __device__ void stage_activations(const Params& p, std::uint16_t* a_tile, std::i
   const int groups = (slice + kGroupK - 1) / kGroupK;
   const int chunks_per_row = groups * (kGroupK / 8);
   const std::int64_t scale_cols = p.k / (p.mxfp4 ? 32 : 16);
-  for (int i = int(threadIdx.x); i < 8 * MT * chunks_per_row; i += kThreads) {
+  for (int i = int(threadIdx.x); i < int(p.m) * chunks_per_row; i += kThreads) {
     const int row = i / chunks_per_row, chunk = i % chunks_per_row;
     const int group = chunk / 16;
     const int k_local = chunk * 8;
     uint4 v = make_uint4(0, 0, 0, 0);
-    if (row < p.m && k_local < slice) {  // a chunk of 8 is wholly inside K (K % 16 == 0)
+    if (k_local < slice) {  // a chunk of 8 is wholly inside K (K % 16 == 0)
       const std::int64_t k = k_begin + k_local;
       if constexpr (kAFp4) {
         const std::uint32_t codes =
@@ -104,77 +119,118 @@ __device__ void stage_activations(const Params& p, std::uint16_t* a_tile, std::i
       }
     }
     const int unit = group * 16 + transposed_unit(chunk % 16);
-    *reinterpret_cast<uint4*>(a_tile + row * stride + unit * 8) = v;
+    *reinterpret_cast<uint4*>(a_tile + row * stride + unit * 8) = mma::permute_chunk_to_bit_pairs(v);
   }
 }
 
-// ------------------------------------------------------------------ step 2: B loads
-// One lane's share of one 128-k group of two rows: 32 codes per row and their scale bytes
-// (NVFP4: two, low byte for k 32t..+15; MXFP4: one).
-struct WeightSlice {
-  uint4 codes[2];
-  std::uint32_t scales[2];
+// ------------------------------------------------------------------ step 2: the weight ring
+// What a lane needs to copy its share of one group, advanced by one group per step.
+struct LaneStream {
+  const std::uint8_t* codes[2];        // row r: first code byte of the lane at the current group
+  const std::uint8_t* scale_words[2];  // row r: the aligned word holding its first scale byte
+  bool row_valid[2];                   // row < N (rows past N: slots zero, never copied)
+  bool second_word[2];                 // an NVFP4 scale pair straddles two words (byte 3 + next)
+  std::int64_t k;                      // the lane's first k at the current group
+  std::int64_t scale_step;             // bytes between one group's scale words and the next
+
+  __device__ __forceinline__ void next_group() {
+    k += kGroupK;
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      codes[r] += kGroupK / 2;
+      scale_words[r] += scale_step;
+    }
+  }
 };
 
-__device__ __forceinline__ uint2 load_8(const std::uint8_t* p) {
-  return __ldcs(reinterpret_cast<const uint2*>(p));
+// A lane's slots of one stage: two rows' code bytes, then two rows' scale words.
+__device__ __forceinline__ std::uint8_t* code_slot(std::uint8_t* stage, int r, int lane) {
+  return stage + (r * 32 + lane) * kCodeSlotBytes;
+}
+__device__ __forceinline__ std::uint8_t* scale_slot(std::uint8_t* stage, int r, int lane) {
+  return stage + 2 * 32 * kCodeSlotBytes + (r * 32 + lane) * kScaleSlotBytes;
 }
 
-// Loads rows' data at `k` (the lane's first element); zero where past N or the slice end.
-__device__ __forceinline__ WeightSlice load_weights(const Params& p, const std::uint8_t* const row_data[2],
-                                                    const std::int64_t row_scale[2], std::int64_t k,
-                                                    std::int64_t k_end, bool aligned_16) {
-  WeightSlice w;
-  const bool lo = k < k_end, hi = k + 16 < k_end;
-  const std::int64_t kb = k >> (p.mxfp4 ? 5 : 4);
-  const std::int64_t k_part = scale_k_part(p.layout, kb);
+// Rows past N are never copied: their slots are zeroed once, so their products are zero.
+__device__ __forceinline__ void zero_invalid_rows(const LaneStream& s, std::uint8_t* ring, int lane) {
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
-    w.codes[r] = make_uint4(0, 0, 0, 0);
-    w.scales[r] = 0;
-    if (row_data[r] == nullptr || !lo) continue;
-    const std::uint8_t* src = row_data[r] + k / 2;
-    if (aligned_16 && hi) {
-      w.codes[r] = __ldcs(reinterpret_cast<const uint4*>(src));
-    } else {
-      const uint2 first = load_8(src);
-      const uint2 second = hi ? load_8(src + 8) : make_uint2(0, 0);
-      w.codes[r] = make_uint4(first.x, first.y, second.x, second.y);
+    if (s.row_valid[r]) continue;
+    for (int stage = 0; stage < kStages; ++stage) {
+      *reinterpret_cast<uint4*>(code_slot(ring + stage * kStageBytes, r, lane)) = make_uint4(0, 0, 0, 0);
+      *reinterpret_cast<uint2*>(scale_slot(ring + stage * kStageBytes, r, lane)) = make_uint2(0, 0);
     }
-    const std::uint8_t* scale = p.b.scales + row_scale[r] + k_part;
-    w.scales[r] = scale[0];
-    // NVFP4: the second block kb + 1 is the next byte in both layouts (kb is even: k % 32 == 0).
-    if (!p.mxfp4 && hi) w.scales[r] |= std::uint32_t(scale[1]) << 8;
   }
-  return w;
+}
+
+// Copies one group wholly inside the slice (rows 16-byte aligned): one 16-byte code copy and one
+// scale word (two when the pair straddles) per valid row.
+__device__ __forceinline__ void copy_full_group(const LaneStream& s, std::uint8_t* stage, int lane) {
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    if (!s.row_valid[r]) continue;
+    mma::cp_async_16(code_slot(stage, r, lane), s.codes[r]);
+    mma::cp_async_4(scale_slot(stage, r, lane), s.scale_words[r]);
+    if (s.second_word[r]) mma::cp_async_4(scale_slot(stage, r, lane) + 4, s.scale_words[r] + 4);
+  }
+}
+
+// Copies any group: the part past the slice end zero-filled (step 3 masks the one scale byte that
+// can belong to a block past the end), rows 8-byte aligned (K % 16 == 0).
+__device__ __forceinline__ void copy_edge_group(const LaneStream& s, std::int64_t k_end,
+                                                std::uint8_t* stage, int lane) {
+  const std::int64_t left = k_end - s.k;  // elements of the lane's 32 inside the slice
+  const int bytes = left >= 32 ? 16 : left > 0 ? int(left / 2) : 0;
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    if (!s.row_valid[r]) continue;
+    mma::cp_async_8(code_slot(stage, r, lane), s.codes[r], bytes < 8 ? bytes : 8);
+    mma::cp_async_8(code_slot(stage, r, lane) + 8, s.codes[r] + 8, bytes > 8 ? bytes - 8 : 0);
+    const int scale_bytes = bytes > 0 ? 4 : 0;
+    mma::cp_async_4(scale_slot(stage, r, lane), s.scale_words[r], scale_bytes);
+    mma::cp_async_4(scale_slot(stage, r, lane) + 4, s.scale_words[r] + 4, scale_bytes);
+  }
 }
 
 // ------------------------------------------------------------------ step 3: MMAs of one group
 template <int MT>
-__device__ __forceinline__ void multiply_group(const Params& p, const WeightSlice& w,
-                                               const std::uint16_t* a_group, int stride, int g,
-                                               int t, float (&acc)[MT][4]) {
-  std::uint32_t scale[2][2];  // [row][first / second 16 of the lane's 32]
+__device__ __forceinline__ void multiply_group(const Params& p, std::uint8_t* stage, int lane,
+                                               const int (&scale_shift)[2], bool second_block,
+                                               const std::uint16_t* a_group, int stride, int m,
+                                               int g, int t, float (&acc)[MT][4]) {
+  uint4 codes[2];
+  std::uint32_t scale[2][2];  // [row][first / second 16 of the lane's 32], bf16x2
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
-    scale[r][0] = mma::scale_to_bf16x2(p.mxfp4, w.scales[r] & 0xFF);
-    scale[r][1] = p.mxfp4 ? scale[r][0] : mma::scale_to_bf16x2(false, w.scales[r] >> 8);
+    codes[r] = *reinterpret_cast<const uint4*>(code_slot(stage, r, lane));
+    const uint2 words = *reinterpret_cast<const uint2*>(scale_slot(stage, r, lane));
+    const std::uint32_t bytes = __funnelshift_r(words.x, words.y, scale_shift[r]);
+    if (p.mxfp4) {
+      scale[r][0] = scale[r][1] = mma::scale_to_bf16x2(true, bytes & 0xFF);
+    } else {
+      mma::nvfp4_scale_x2_to_bf16x2(bytes & (second_block ? 0xFFFFu : 0xFFu), scale[r][0], scale[r][1]);
+    }
   }
 #pragma unroll
   for (int jj = 0; jj < 4; ++jj) {
-    uint4 act[MT];  // k = 32t + 8jj .. +7 of tokens 8mt + g
+    uint4 act[MT];  // k = 32t + 8jj .. +7 of tokens 8mt + g, in the bit-pair order
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
-      act[mt] = *reinterpret_cast<const uint4*>(a_group + (8 * mt + g) * stride + (4 * jj + t) * 8);
+      act[mt] = 8 * mt + g < m ? *reinterpret_cast<const uint4*>(a_group + (8 * mt + g) * stride + (4 * jj + t) * 8)
+                               : make_uint4(0, 0, 0, 0);
+    std::uint32_t w[2][4];  // [row][pair]: (c3, c7), (c2, c6), (c1, c5), (c0, c4) of word jj
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      mma::e2m1x8_to_bf16_bits((&codes[r].x)[jj], w[r]);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const std::uint32_t value = p.mxfp4 ? mma::e2m1_bits_to_bf16_times_2_126(w[r][i]) : w[r][i];
+        w[r][i] = mma::bf16x2_mul(value, scale[r][jj >= 2]);
+      }
+    }
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int j = 2 * jj + h;  // codes 4j .. 4j+3 of the lane's 32: word jj, half h
-      std::uint32_t a[4];
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const std::uint32_t word = (&w.codes[r].x)[jj];
-        mma::e2m1x4_to_bf16(word >> (16 * h), scale[r][j >= 4], a[r], a[r + 2]);
-      }
+      const std::uint32_t a[4] = {w[0][2 * h], w[1][2 * h], w[0][2 * h + 1], w[1][2 * h + 1]};
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt) {
         const std::uint32_t b[2] = {h == 0 ? act[mt].x : act[mt].z, h == 0 ? act[mt].y : act[mt].w};
@@ -243,39 +299,71 @@ __device__ __forceinline__ void decode_cta(const Params& p, CtaCoord cta, std::u
   const int groups = (slice + kGroupK - 1) / kGroupK;
   const int stride = a_stride_elements(groups);
 
-  // 1.
-  stage_activations<MT, kAFp4>(p, a_tile, k_begin, slice, stride);
-
-  // 2. This lane's rows, once: data pointers (null past N) and the row parts of scale offsets.
+  // 2. This lane's stream: rows row0 and row0 + 8 (zero-filled past N), k = k_begin + 32t.
   const std::int64_t row0 = std::int64_t(cta.tile) * kRowsPerCta + warp * 16 + g;
   const std::int64_t scale_cols = p.k / (p.mxfp4 ? 32 : 16);
-  const std::uint8_t* row_data[2];
-  std::int64_t row_scale[2];
+  const int block_shift = p.mxfp4 ? 5 : 4;
+  const std::int64_t kb = (k_begin + 32 * t) >> block_shift;
+  LaneStream lane_stream;
+  lane_stream.k = k_begin + 32 * t;
+  lane_stream.scale_step = scale_k_part(p.layout, kGroupK >> block_shift);
+  int scale_shift[2];  // bit offset of the lane's first scale byte in its word: the same every group
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     const std::int64_t row = row0 + 8 * r;
-    row_data[r] = row < p.n ? p.b.data + row * (p.k / 2) : nullptr;
-    row_scale[r] = row < p.n ? scale_offset(p.layout, row, 0, scale_cols) : 0;
+    const bool valid = row < p.n;
+    const std::int64_t scale_byte =
+        (valid ? scale_offset(p.layout, row, 0, scale_cols) : 0) + scale_k_part(p.layout, kb);
+    lane_stream.codes[r] = p.b.data + (valid ? row * (p.k / 2) + lane_stream.k / 2 : 0);
+    lane_stream.scale_words[r] = p.b.scales + (scale_byte & ~std::int64_t(3));
+    lane_stream.row_valid[r] = valid;
+    lane_stream.second_word[r] = !p.mxfp4 && (scale_byte & 3) == 3;
+    scale_shift[r] = int(scale_byte & 3) * 8;
   }
-  const bool aligned_16 = p.k % 32 == 0;  // rows of K/2 bytes start 16-byte aligned
+  // Groups 0 .. full_groups - 1 take the fast copy: wholly inside the slice, rows of K/2 bytes
+  // 16-byte aligned.
+  const int full_groups = p.k % 32 == 0 ? slice / kGroupK : 0;
+  std::uint8_t* ring = reinterpret_cast<std::uint8_t*>(a_tile) + a_tile_bytes(int(p.m), groups) +
+                       warp * kStages * kStageBytes;
+  const auto copy_group = [&](int group, int stage) {
+    if (group < full_groups)
+      copy_full_group(lane_stream, ring + stage * kStageBytes, lane);
+    else if (group < groups)
+      copy_edge_group(lane_stream, k_end, ring + stage * kStageBytes, lane);
+  };
+  zero_invalid_rows(lane_stream, ring, lane);
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    copy_group(s, s);
+    mma::cp_async_commit();
+    lane_stream.next_group();
+  }
+  // 1. (after the first weight copies are on their way)
+  stage_activations<MT, kAFp4>(p, a_tile, k_begin, slice, stride);
   __syncthreads();
 
-  // 3.
+  // 3. Group i is consumed while groups i + 1 .. i + kStages - 1 are in flight.
   float acc[MT][4] = {};
-  for (int g0 = 0; g0 < groups; g0 += kUnroll) {
-    WeightSlice w[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-      w[u] = load_weights(p, row_data, row_scale, k_begin + std::int64_t(g0 + u) * kGroupK + 32 * t,
-                          k_end, aligned_16);
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-      if (g0 + u < groups)
-        multiply_group<MT>(p, w[u], a_tile + (g0 + u) * kGroupK, stride, g, t, acc);
+  int stage = 0;
+  for (int i = 0; i < groups; ++i) {
+    const int refill = stage == 0 ? kStages - 1 : stage - 1;  // the stage consumed last step
+    copy_group(i + kStages - 1, refill);
+    mma::cp_async_commit();
+    lane_stream.next_group();
+    mma::cp_async_wait<kStages - 1>();
+    const bool second_block = k_begin + std::int64_t(i) * kGroupK + 32 * t + 16 < k_end;
+    multiply_group<MT>(p, ring + stage * kStageBytes, lane, scale_shift, second_block,
+                       a_tile + i * kGroupK, stride, int(p.m), g, t, acc);
+    stage = stage == kStages - 1 ? 0 : stage + 1;
   }
 
-  // 4. acc[mt][2r + e] is D(token 8mt + 2t + e, row row0 + 8r).
+  // 4. acc[mt][2r + e] is D(token 8mt + 2t + e, row row0 + 8r), times 2^-kNvfp4Shift for NVFP4.
   if (cta.splits > 1 && !reduce_splits<MT>(p, cta, acc)) return;
+  const float unshift = p.mxfp4 ? 1.0f : float(1 << mma::kNvfp4Shift);  // exact: a power of two
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) acc[mt][i] *= unshift;
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
@@ -285,7 +373,7 @@ __device__ __forceinline__ void decode_cta(const Params& p, CtaCoord cta, std::u
 }
 
 // ------------------------------------------------------------------ the kernel
-// grid = N-tiles x K-splits; dynamic shared memory smem_bytes(MT, groups_per_split).
+// grid = N-tiles x K-splits; dynamic shared memory smem_bytes(M, groups_per_split).
 template <int MT, bool kAFp4>
 __global__ void __launch_bounds__(kThreads) decode_gemm_kernel(const Params p) {
   extern __shared__ uint4 smem[];

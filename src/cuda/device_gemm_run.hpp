@@ -11,18 +11,30 @@
 
 namespace fp4gemm::cuda {
 
+// Kernels may copy scales in aligned 4-byte word pairs (cuda-decode's cp.async ring), which can
+// reach up to this many bytes past the last scale byte; uploads append that many zero bytes.
+inline constexpr std::size_t kScaleReadPastEnd = 8;
+
 struct DeviceFp4Tensor {
   Fp4Format format = Fp4Format::nvfp4;
   ScaleLayout scale_layout = ScaleLayout::linear;
   std::int64_t rows = 0, cols = 0;
   float scale_2 = 1.0f;
+  std::int64_t scale_bytes = 0;       // of the layout (padding included), without the tail
   DeviceBuffer<std::uint8_t> data;    // rows x cols/2
-  DeviceBuffer<std::uint8_t> scales;  // in scale_layout, padding included
+  DeviceBuffer<std::uint8_t> scales;  // in scale_layout, then kScaleReadPastEnd zero bytes
 
   DeviceFp4Tensor() = default;
   explicit DeviceFp4Tensor(const Fp4Tensor& t)
       : format(t.format), scale_layout(t.scale_layout), rows(t.rows), cols(t.cols),
-        scale_2(t.scale_2), data(t.data), scales(t.scales) {}
+        scale_2(t.scale_2), scale_bytes(std::int64_t(t.scales.size())), data(t.data),
+        scales(with_read_past_end(t.scales)) {}
+
+ private:
+  static std::vector<std::uint8_t> with_read_past_end(std::vector<std::uint8_t> scales) {
+    scales.resize(scales.size() + kScaleReadPastEnd, 0);
+    return scales;
+  }
 };
 
 class DeviceGemmRun : public GemmRun {

@@ -43,10 +43,10 @@ class KernelOperands {
     counters_.fill_bytes(0, stream);
     pointers_.b_data = b_.data.get();
     pointers_.b_scales = b_.scales.get();
-    pointers_.b_scale_bytes = std::int64_t(b_.scales.size());
+    pointers_.b_scale_bytes = b_.scale_bytes;
     pointers_.a_data = a_fp4_.data.get();
     pointers_.a_scales = a_fp4_.scales.get();
-    pointers_.a_scale_bytes = std::int64_t(a_fp4_.scales.size());
+    pointers_.a_scale_bytes = a_fp4_.scale_bytes;
     pointers_.a_bf16 = a_bf16_.get();
     pointers_.alpha = operands.alpha_total();
     pointers_.out = out;

@@ -2,6 +2,7 @@
 // Device primitives shared by the CUDA FP4 kernels (cuda-mma, cuda-decode): PTX wrappers
 // (cp.async, prmt, bf16x2 multiply, the bf16 m16n8k16 MMA) and the exact in-register
 // dequantization of E2M1 codes and E4M3 / UE8M0 scales to bf16.
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -36,6 +37,15 @@ __device__ __forceinline__ void cp_async_8(void* dst, const void* src, int src_b
 __device__ __forceinline__ void cp_async_4(void* dst, const void* src, int src_bytes) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_address(dst)), "l"(src),
                "r"(src_bytes)
+               : "memory");
+}
+// The same copies with every byte read (no zero-fill operand: fewer instructions).
+__device__ __forceinline__ void cp_async_16(void* dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_address(dst)), "l"(src)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_4(void* dst, const void* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(smem_address(dst)), "l"(src)
                : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() {
@@ -108,6 +118,64 @@ __device__ __forceinline__ std::uint32_t scale_to_bf16x2(bool mxfp4, std::uint32
     h |= (code & 0x80) << 8;
   }
   return h | (h << 16);
+}
+
+// ------------------------------------------------------------------ bit-placement dequantization
+// An E2M1 code s.e1e0.m placed in a bf16 as s << 15 | e1e0m << 6 is the bf16 of E2M1 x 2^-126,
+// exactly, the +-0.5 codes included (they land on the bf16 subnormal 2^-127): a bf16 exponent
+// field e1e0 with mantissa m is 2^(e - 127)(1 + m/2) = 2^-126 * 2^(e - 1)(1 + m/2), and e = 0
+// gives m * 2^-127 = 2^-126 * m/2. Three logic ops per two codes, no lookup; the 2^126 goes into
+// the scale (nvfp4_scale_x2_to_bf16x2, e2m1_bits_to_bf16_times_2_126).
+//
+// Eight codes c0..c7 (c_j in bits 4j..4j+3 of `codes`) -> four bf16x2 (low half first):
+//   out[0] = (c3, c7), out[1] = (c2, c6), out[2] = (c1, c5), out[3] = (c0, c4).
+// A kernel pairing them with activations must store each 8-element chunk in that order
+// (permute_chunk_to_bit_pairs).
+__device__ __forceinline__ void e2m1x8_to_bf16_bits(std::uint32_t codes, std::uint32_t (&out)[4]) {
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const std::uint32_t x = codes << (4 * i);
+    out[i] = (x & 0x80008000u) | ((x & 0x70007000u) >> 6);
+  }
+}
+
+// Eight bf16 values e0..e7 (k order, e.g. one 16-byte activation chunk) -> the pair order of
+// e2m1x8_to_bf16_bits: x = (e3, e7), y = (e2, e6), z = (e1, e5), w = (e0, e4).
+__device__ __forceinline__ uint4 permute_chunk_to_bit_pairs(uint4 v) {
+  return make_uint4(prmt(v.y, v.w, 0x7632u), prmt(v.y, v.w, 0x5410u), prmt(v.x, v.z, 0x7632u),
+                    prmt(v.x, v.z, 0x5410u));
+}
+
+// The NVFP4 scale factor of bit-placed codes: (E2M1 x 2^-126) x (scale x 2^(126 - kNvfp4Shift))
+// = E2M1 x scale x 2^-kNvfp4Shift, exact in bf16 (at most 5 significant bits, 2^-18 .. 10.5);
+// the kernel multiplies its fp32 result by 2^kNvfp4Shift. 2^118 keeps scale x 2^118 finite in
+// bf16 for every E4M3 code (448 x 2^118 < 2^127).
+inline constexpr int kNvfp4Shift = 8;
+
+// Two E4M3 scale codes (bits 0..7 and 8..15 of `codes`) -> {s0 x 2^118 in both halves,
+// s1 x 2^118 in both halves}. cvt.rn.f16x2.e4m3x2 (sm_89+) decodes both exactly (every E4M3 value
+// is a normal f16; NaN stays NaN); the rest is fp32 arithmetic on exact values.
+__device__ __forceinline__ void nvfp4_scale_x2_to_bf16x2(std::uint32_t codes, std::uint32_t& s0,
+                                                        std::uint32_t& s1) {
+#if __CUDA_ARCH__ >= 890
+  std::uint32_t h2;
+  asm("{\n .reg .b16 c;\n cvt.u16.u32 c, %1;\n cvt.rn.f16x2.e4m3x2 %0, c;\n}\n"
+      : "=r"(h2)
+      : "r"(codes));
+  const float f0 = __half2float(__ushort_as_half(std::uint16_t(h2 & 0xFFFF))) * 0x1p118f;
+  const float f1 = __half2float(__ushort_as_half(std::uint16_t(h2 >> 16))) * 0x1p118f;
+#else  // sm_80: no FP8 conversion instruction; the bf16 decode of scale_to_bf16x2, widened
+  const float f0 = __uint_as_float(scale_to_bf16x2(false, codes & 0xFF) << 16) * 0x1p118f;
+  const float f1 = __uint_as_float(scale_to_bf16x2(false, (codes >> 8) & 0xFF) << 16) * 0x1p118f;
+#endif
+  s0 = prmt(__float_as_uint(f0), 0, 0x3232u);
+  s1 = prmt(__float_as_uint(f1), 0, 0x3232u);
+}
+
+// Bit-placed codes times 2^126: the bf16 of the E2M1 values themselves (exact; the MXFP4 path,
+// whose UE8M0 scales span 2^-127 .. 2^127 and so cannot absorb the 2^126).
+__device__ __forceinline__ std::uint32_t e2m1_bits_to_bf16_times_2_126(std::uint32_t bits) {
+  return bf16x2_mul(bits, 0x7E807E80u);  // bf16 2^126 = exponent field 253
 }
 
 }  // namespace fp4gemm::cuda::mma
