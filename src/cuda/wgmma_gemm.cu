@@ -33,9 +33,9 @@ Verdict wgmma_can_implement(const GemmProblem& problem) {
   if (s.k % 32 != 0)
     return Verdict::no(fmt::format("K = {}: rows of B (K/2 = {} bytes) must be 16-byte aligned for "
                                    "TMA (K a multiple of 32)", s.k, s.k / 2));
-  constexpr std::int64_t kMaxExtent = std::int64_t(1) << 32;  // a tensor map's extent
-  if (s.m > kMaxExtent || s.n > kMaxExtent || s.k > kMaxExtent)
-    return Verdict::no(fmt::format("{} x {} x {}: TMA extents are at most 2^32", s.m, s.n, s.k));
+  if (s.m > INT32_MAX || s.n > INT32_MAX || s.k > INT32_MAX)
+    return Verdict::no(fmt::format("M x N x K = {} x {} x {}: TMA box coordinates are signed 32-bit",
+                                   s.m, s.n, s.k));
   const std::int64_t tiles = ((s.m + Cfg::BM - 1) / Cfg::BM) * ((s.n + Cfg::BN - 1) / Cfg::BN);
   if (tiles > INT32_MAX)
     return Verdict::no(fmt::format("{} output tiles exceed the 32-bit tile index", tiles));

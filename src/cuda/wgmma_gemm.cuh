@@ -181,6 +181,7 @@ __device__ void produce(const Params& p, const CUtensorMap* act_map, const CUten
       }
     }
   }
+  mma::cp_async_wait<0>();  // no thread leaves with its copies in flight
 }
 
 // Step 3: the A fragments of one K-tile for this thread's rows r0 = row, r1 = row + 8 (tile-local).

@@ -111,6 +111,9 @@ TEST(WgmmaGemmRules, CanImplementRefusesTheFormatsRulesAndUnalignedRows) {
     EXPECT_TRUE(wgmma().can_implement(w4a16(1, 1, 32, f)));
     EXPECT_TRUE(wgmma().can_implement(w4a16(1000003, 77777, 32000, f)));
   }
+  const Verdict huge = wgmma().can_implement(w4a16(std::int64_t(1) << 31, 4, 32, Fp4Format::mxfp4));
+  EXPECT_FALSE(huge);
+  EXPECT_NE(huge.reason.find("signed 32-bit"), std::string::npos) << huge.reason;
 }
 
 TEST(WgmmaGemmRules, PlanTilesAPersistentGrid) {
