@@ -3,12 +3,14 @@
 
 #include "cuda/decode_backend.hpp"
 #include "cuda/mma_backend.hpp"
+#include "cuda/wgmma_backend.hpp"
 
 namespace fp4gemm {
 
 void add_cuda_backends(std::vector<std::unique_ptr<Backend>>& list) {
   list.push_back(cuda::make_mma_backend());
   list.push_back(cuda::make_decode_backend());
+  list.push_back(cuda::make_wgmma_backend());
 }
 
 }  // namespace fp4gemm

@@ -8,16 +8,29 @@
 #include "fp4gemm/device.hpp"
 
 namespace fp4gemm::cuda {
+namespace {
 
-Verdict require_sm(int min_sm, std::string_view need) {
+// Yes when `accept` takes the current device's sm (10 * major + minor); else why not.
+template <class Accept>
+Verdict require_device_sm(Accept accept, std::string_view need) {
   std::string why_none;
   const std::vector<GpuInfo> gpus = query_gpus(&why_none);
   if (gpus.empty()) return Verdict::no(why_none);
   int device = 0;
   FP4GEMM_CUDA_CHECK(cudaGetDevice(&device));
   const GpuInfo& gpu = gpus.at(std::size_t(device));
-  if (gpu.sm_major * 10 + gpu.sm_minor >= min_sm) return Verdict::yes();
+  if (accept(gpu.sm_major * 10 + gpu.sm_minor)) return Verdict::yes();
   return Verdict::no(fmt::format("{}; this GPU is sm_{}{}", need, gpu.sm_major, gpu.sm_minor));
+}
+
+}  // namespace
+
+Verdict require_sm(int min_sm, std::string_view need) {
+  return require_device_sm([min_sm](int sm) { return sm >= min_sm; }, need);
+}
+
+Verdict require_sm_exactly(int sm, std::string_view need) {
+  return require_device_sm([sm](int device_sm) { return device_sm == sm; }, need);
 }
 
 Verdict kernel_image_present(const void* kernel, std::string_view backend) {

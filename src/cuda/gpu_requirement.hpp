@@ -13,6 +13,10 @@ namespace fp4gemm::cuda {
 // not: "<need>; this GPU is sm_90", or the runtime's reason when there is no device at all.
 Verdict require_sm(int min_sm, std::string_view need);
 
+// Yes when the current CUDA device is exactly sm_`sm` (kernels of architecture-specific features,
+// e.g. sm_90a's wgmma, which sm_100 lacks); otherwise why not, as require_sm says it.
+Verdict require_sm_exactly(int sm, std::string_view need);
+
 // Yes when this build holds machine code of `kernel` for the current device (the fatbinary
 // covers sm_80, 90a, 100a, 120a; e.g. sm_103 has none); otherwise why not, naming `backend`.
 Verdict kernel_image_present(const void* kernel, std::string_view backend);

@@ -91,16 +91,6 @@ __device__ __forceinline__ std::uint32_t base_lane(const Params& p, std::int64_t
 }
 
 // ------------------------------------------------------------------ global -> shared copies
-// The last word of a scale array whose size is not a multiple of 4 (linear layout): a 4-byte
-// cp.async would read past the allocation (even with src-size < 4, compute-sanitizer counts all
-// 4 bytes), so its 1..3 bytes are read one by one; the store lands in a slot no warp is reading
-// and is published by the next barrier, like the asynchronous copies.
-__device__ __forceinline__ std::uint32_t tail_word(const std::uint8_t* p, int bytes) {
-  std::uint32_t w = 0;
-  for (int i = 0; i < bytes; ++i) w |= std::uint32_t(p[i]) << (8 * i);
-  return w;
-}
-
 // Copies the K-tiles of one FP4 operand (ROWS rows from row0) into stages: per (row, 16-element
 // chunk) 8 code bytes and the aligned word holding the chunk's scale. A thread always copies the
 // same chunk column of the same rows, so its row pointers and the row parts of the scale
@@ -150,11 +140,7 @@ struct Fp4TileLoader {
         continue;
       }
       cp_async_8(codes + at * 8, row_data[i] + k / 2, 8);
-      const std::int64_t word = (row_scale[i] + k_scale) & ~std::int64_t(3);
-      if (word + 4 <= src.scale_bytes)
-        cp_async_4(words + at, src.scales + word, 4);
-      else
-        words[at] = tail_word(src.scales + word, int(src.scale_bytes - word));
+      copy_scale_word(words + at, src, row_scale[i] + k_scale);
     }
   }
 };

@@ -1,5 +1,5 @@
 #pragma once
-// Device primitives shared by the CUDA FP4 kernels (cuda-mma, cuda-decode): PTX wrappers
+// Device primitives shared by the CUDA FP4 kernels (cuda-mma, cuda-decode, cuda-wgmma): PTX wrappers
 // (cp.async, prmt, bf16x2 multiply, the bf16 m16n8k16 MMA) and the exact in-register
 // dequantization of E2M1 codes and E4M3 / UE8M0 scales to bf16.
 #include <cuda_fp16.h>
@@ -54,6 +54,23 @@ __device__ __forceinline__ void cp_async_commit() {
 template <int kPending>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+// The aligned 4-byte word of `src`'s scale array that holds byte `offset`, copied to `dst` by
+// cp.async. The last word of an array whose size is not a multiple of 4 (linear layout) is read
+// byte by byte instead: a 4-byte cp.async would read past the allocation (even with src-size < 4,
+// compute-sanitizer counts all 4 bytes). That plain store is published by whatever publishes the
+// asynchronous copies (a barrier after cp.async.wait, or an mbarrier arrive after __syncwarp).
+__device__ __forceinline__ void copy_scale_word(std::uint32_t* dst, const Fp4View& src,
+                                                std::int64_t offset) {
+  const std::int64_t word = offset & ~std::int64_t(3);
+  if (word + 4 <= src.scale_bytes) {
+    cp_async_4(dst, src.scales + word, 4);
+    return;
+  }
+  std::uint32_t w = 0;
+  for (int i = 0; i < int(src.scale_bytes - word); ++i) w |= std::uint32_t(src.scales[word + i]) << (8 * i);
+  *dst = w;
 }
 
 // prmt.b32 (default mode): byte i of the result is byte sel[4i+2:4i] of {b, a}; when sel bit

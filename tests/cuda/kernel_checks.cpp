@@ -116,4 +116,29 @@ void check_bit_exact(const Backend& backend, const GemmProblem& problem, std::mt
   EXPECT_EQ(mismatches, 0) << first;
 }
 
+void check_availability(const Backend& backend, bool (*supported)(const GpuInfo&),
+                        const std::string& need) {
+  const Verdict available = backend.availability();
+  if (!cuda_device_present()) {
+    EXPECT_FALSE(available);
+    EXPECT_NE(available.reason.find("no CUDA device"), std::string::npos) << available.reason;
+    return;
+  }
+  const std::vector<GpuInfo> gpus = query_gpus();
+  ASSERT_FALSE(gpus.empty());
+  if (!supported(gpus[0])) {
+    EXPECT_FALSE(available);
+    EXPECT_NE(available.reason.find(need), std::string::npos) << available.reason;
+  } else {
+    EXPECT_TRUE(available) << available.reason;
+  }
+}
+
+void check_bf16_mma_accuracy(const Backend& backend) {
+  const Accuracy a = backend.accuracy();
+  EXPECT_TRUE(a.exact);
+  EXPECT_EQ(a.input_relative_error, 0.0);
+  EXPECT_EQ(a.accumulation_unit, 0x1p-23);
+}
+
 }  // namespace fp4gemm::test

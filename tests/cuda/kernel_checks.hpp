@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fp4gemm/backend.hpp"
+#include "fp4gemm/device.hpp"
 #include "fp4gemm/gemm.hpp"
 
 namespace fp4gemm::test {
@@ -33,5 +34,14 @@ void check_random(const Backend& backend, const GemmProblem& problem, float alph
 // Operands whose every partial sum is an fp32 multiple of 1/4 below 2^18 (|products| <= 144,
 // K <= 1024): any summation order gives the exact sum, so D must equal the reference bit for bit.
 void check_bit_exact(const Backend& backend, const GemmProblem& problem, std::mt19937_64& rng);
+
+// backend.availability() on this machine: without a device it names "no CUDA device"; on a GPU
+// that `supported` rejects its reason contains `need`; otherwise it is available.
+void check_availability(const Backend& backend, bool (*supported)(const GpuInfo&),
+                        const std::string& need);
+
+// The declared arithmetic of a kernel that rebuilds FP4 exactly in bf16 and accumulates in fp32
+// on tensor cores: exact, no input error, a full fp32 ulp per accumulation step.
+void check_bf16_mma_accuracy(const Backend& backend);
 
 }  // namespace fp4gemm::test

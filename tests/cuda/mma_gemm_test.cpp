@@ -107,28 +107,11 @@ TEST(MmaGemmRules, CanImplementRefusesOnlyWhatTheFormatForbids) {
 }
 
 TEST(MmaGemmRules, AvailabilitySaysWhy) {
-  const Verdict available = mma().availability();
-  if (!cuda_device_present()) {
-    EXPECT_FALSE(available);
-    EXPECT_NE(available.reason.find("no CUDA device"), std::string::npos) << available.reason;
-    return;
-  }
-  const std::vector<GpuInfo> gpus = query_gpus();
-  ASSERT_FALSE(gpus.empty());
-  if (gpus[0].sm_major < 8) {
-    EXPECT_FALSE(available);
-    EXPECT_NE(available.reason.find("needs sm_80+"), std::string::npos) << available.reason;
-  } else {
-    EXPECT_TRUE(available) << available.reason;
-  }
+  test::check_availability(mma(), [](const GpuInfo& gpu) { return gpu.sm_major >= 8; },
+                           "needs sm_80+");
 }
 
-TEST(MmaGemmRules, AccuracyIsExactWithFp32Accumulation) {
-  const Accuracy a = mma().accuracy();
-  EXPECT_TRUE(a.exact);
-  EXPECT_EQ(a.input_relative_error, 0.0);
-  EXPECT_EQ(a.accumulation_unit, 0x1p-23);
-}
+TEST(MmaGemmRules, AccuracyIsExactWithFp32Accumulation) { test::check_bf16_mma_accuracy(mma()); }
 
 }  // namespace
 }  // namespace fp4gemm

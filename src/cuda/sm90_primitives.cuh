@@ -1,0 +1,126 @@
+#pragma once
+// PTX wrappers of Hopper's asynchronous machinery (sm_90 / sm_90a), used by cuda-wgmma:
+//   mbarrier    init, arrive (plain, with an expected transaction count, and on completion of
+//               the thread's cp.async copies), parity wait;
+//   TMA         cp.async.bulk.tensor 2-D tile loads completing on an mbarrier;
+//   wgmma       fence / commit / wait and the bf16 m64n128k16 MMA with A from registers, and
+//               the shared-memory matrix descriptor of a 128-byte-swizzled K-major operand.
+// Facts and their PTX ISA sections: notes_wgmma.md. Only code compiled for sm_90a may call the
+// wgmma wrappers (the caller guards with __CUDA_ARCH_FEAT_SM90_ALL); being inline and unused
+// elsewhere, they emit nothing for other architectures.
+#include <cuda.h>  // CUtensorMap (a type only: the driver library is not linked)
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/mma_primitives.cuh"
+
+namespace fp4gemm::cuda::sm90 {
+
+using mma::smem_address;
+
+// ------------------------------------------------------------------ mbarrier
+__device__ __forceinline__ void mbarrier_init(std::uint64_t* bar, std::uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_address(bar)), "r"(count)
+               : "memory");
+}
+// Makes initialized barriers visible to the other threads and to the async proxy (TMA).
+__device__ __forceinline__ void fence_barrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+__device__ __forceinline__ void mbarrier_arrive(std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_address(bar)) : "memory");
+}
+// One arrival that also expects `bytes` more of asynchronous transactions (TMA) this phase.
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_address(bar)),
+               "r"(bytes)
+               : "memory");
+}
+// One arrival, made when all of this thread's earlier cp.async copies have landed (.noinc: the
+// barrier's expected count includes this arrival).
+__device__ __forceinline__ void mbarrier_arrive_on_cp_async(std::uint64_t* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_address(bar))
+               : "memory");
+}
+// Waits until the phase of parity `parity` has completed (a fresh barrier is in phase 0, so
+// waiting for parity 1 returns at once).
+__device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, std::uint32_t parity) {
+  const std::uint32_t address = smem_address(bar);
+  std::uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(address), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+// ------------------------------------------------------------------ TMA
+// The box of `map` at coordinates (x: innermost, y) into shared memory at `dst`, completing
+// `bar`'s transactions with the box's full size (parts outside the tensor are zero-filled).
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, std::uint64_t* bar,
+                                            int x, int y) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(smem_address(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(smem_address(bar)), "r"(x), "r"(y)
+      : "memory");
+}
+
+// ------------------------------------------------------------------ wgmma
+// Descriptor of a K-major bf16 operand tile in shared memory, 128-byte swizzled as TMA writes it
+// (rows of 64 elements = 128 bytes; 8-row groups 1024 bytes apart), starting at `tile` + `k_byte`
+// (k_byte = 32 * k16 step). The tile must be 1024-byte aligned (matrix base offset 0).
+//   bits  0-13 start address >> 4     bits 16-29 leading byte offset >> 4 (unused when K-major
+//   bits 32-45 stride byte offset >> 4            and swizzled; 1 by convention)
+//   bits 62-63 swizzle: 1 = 128-byte
+__device__ __forceinline__ std::uint64_t sw128_kmajor_desc(const void* tile, int k_byte) {
+  const std::uint64_t start = ((smem_address(tile) + std::uint32_t(k_byte)) & 0x3FFFF) >> 4;
+  return start | (std::uint64_t(1) << 16) | (std::uint64_t(1024 >> 4) << 32) |
+         (std::uint64_t(1) << 62);
+}
+
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+}
+// Keeps the compiler from moving accesses of `r` across the asynchronous MMAs (after a wait).
+__device__ __forceinline__ void fence_operand(float& r) { asm volatile("" : "+f"(r)::"memory"); }
+
+// acc (64 x 128, fp32) += A (64 x 16 bf16, registers, ALayout_64x16) * B (16 x 128 bf16, shared
+// memory K-major, descriptor `b`). acc[4j + 2h + e] of thread (warp w, lane 4g + t) is element
+// (16w + g + 8h, 8j + 2t + e); a[0..3] hold (row g | g + 8, k 2t | 2t + 8) as documented in
+// notes_wgmma.md.
+__device__ __forceinline__ void wgmma_m64n128k16_rs(float (&d)[64], const std::uint32_t (&a)[4],
+                                                    std::uint64_t b) {
+  asm volatile(
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+      "{%64, %65, %66, %67}, %68, 1, 1, 1, 0;\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
+        "+f"(d[63])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b));
+}
+
+}  // namespace fp4gemm::cuda::sm90

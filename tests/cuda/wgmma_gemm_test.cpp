@@ -1,0 +1,177 @@
+// cuda-wgmma against the CPU reference: every mode x format x scale layout x output dtype, on
+// awkward shapes (M = 1, 2, 3, 17, 129, 300; N = 1, 3, 8, 127, 129, 300, 768, not multiples of
+// the 128-row tile; K = 32 up to 6144, not multiples of the 64-wide K-tile) with fresh random
+// operands (the seed is in every failure); tolerance from Backend::accuracy() through
+// verify_output (poisoned output must be overwritten, NaN and all-zero output fail); bit-exact
+// on exactly representable operands; runs repeat bit for bit; a large 1024 x 4096 x 4096 problem
+// (many tiles per persistent CTA). Without a GPU (or on one that is not sm_90) these skip; the
+// admission rules, the plan and the TMA tensor-map parameters are checked everywhere.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cuda/kernel_checks.hpp"
+#include "cuda/tensor_map.hpp"
+#include "cuda/wgmma_gemm.hpp"
+#include "fp4gemm/backend.hpp"
+#include "fp4gemm/device.hpp"
+#include "fp4gemm/gemm.hpp"
+
+namespace fp4gemm {
+namespace {
+
+using test::check_random;
+using test::Combo;
+using test::problem_of;
+
+const Backend& wgmma() { return find_backend("cuda-wgmma"); }
+
+// Skips without a CUDA device or on a GPU other than sm_90 (the reason is printed).
+void skip_unless_hopper() {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  const Verdict available = wgmma().availability();
+  if (!available) GTEST_SKIP() << available.reason;
+}
+
+class WgmmaGemm : public testing::TestWithParam<Combo> {
+ protected:
+  void SetUp() override { skip_unless_hopper(); }
+};
+
+// K = 32 is one MXFP4 block and two NVFP4 blocks; 96 and 160 end inside a K-tile; 1056 is 16.5
+// K-tiles; M and N cross the 128 tile edges (129, 300) or stay far below them.
+TEST_P(WgmmaGemm, RandomOperandsWithinTheAccumulationBound) {
+  const Combo c = GetParam();
+  const struct { std::int64_t m, n, k; } shapes[] = {
+      {1, 768, 1056}, {1, 1, 32},       {2, 3, 96},      {3, 127, 160},  {17, 8, 1056},
+      {17, 3, 32},    {129, 127, 1056}, {129, 300, 96},  {300, 129, 160}, {2, 129, 6144},
+      {256, 256, 128},
+  };
+  for (const auto& s : shapes) check_random(wgmma(), problem_of(c, s.m, s.n, s.k), 1.0f);
+  check_random(wgmma(), problem_of(c, 5, 33, 224), -0.375f);  // a user alpha on top of the tensor scales
+}
+
+// Representable operands (kernel_checks.hpp) on shapes with M, N and K tails.
+TEST_P(WgmmaGemm, BitExactOnRepresentableOperands) {
+  const Combo c = GetParam();
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(fmt::format("seed {}", seed));
+  std::mt19937_64 rng(seed);
+  const struct { std::int64_t m, n, k; } shapes[] = {
+      {1, 768, 1024}, {3, 127, 96}, {129, 8, 1024}, {300, 257, 160}, {17, 1, 32}};
+  for (const auto& s : shapes) test::check_bit_exact(wgmma(), problem_of(c, s.m, s.n, s.k), rng);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllCombos, WgmmaGemm, testing::ValuesIn(test::all_combos()), test::combo_name);
+
+class WgmmaGemmLarge : public testing::Test {
+ protected:
+  void SetUp() override { skip_unless_hopper(); }
+};
+
+// 8 x 32 = 256 tiles: every persistent CTA takes two, so the ring runs on across tiles.
+TEST_F(WgmmaGemmLarge, M1024N4096K4096) {
+  check_random(wgmma(),
+               {{1024, 4096, 4096}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::swizzled, DType::bf16},
+               1.0f);
+}
+
+// w4a4 (the dequantization kernel first) over several tiles per CTA, linear MXFP4 scales.
+TEST_F(WgmmaGemmLarge, W4a4M600N2000K2048) {
+  check_random(wgmma(),
+               {{600, 2000, 2048}, Mode::w4a4, Fp4Format::mxfp4, ScaleLayout::linear, DType::f32},
+               1.0f);
+}
+
+// ------------------------------------------------------------------ host rules (no GPU needed)
+GemmProblem w4a16(std::int64_t m, std::int64_t n, std::int64_t k, Fp4Format f) {
+  return {{m, n, k}, Mode::w4a16, f, ScaleLayout::linear, DType::f32};
+}
+
+TEST(WgmmaGemmRules, CanImplementRefusesTheFormatsRulesAndUnalignedRows) {
+  const Verdict mx24 = wgmma().can_implement(w4a16(4, 4, 24, Fp4Format::mxfp4));
+  EXPECT_FALSE(mx24);
+  EXPECT_NE(mx24.reason.find("K = 24 is not a multiple of 32"), std::string::npos) << mx24.reason;
+  for (std::int64_t k : {16, 48, 1040}) {
+    const Verdict v = wgmma().can_implement(w4a16(4, 4, k, Fp4Format::nvfp4));
+    EXPECT_FALSE(v) << "K = " << k;
+    EXPECT_NE(v.reason.find(fmt::format("K = {}: rows of B (K/2 = {} bytes) must be 16-byte "
+                                        "aligned for TMA", k, k / 2)),
+              std::string::npos)
+        << v.reason;
+  }
+  EXPECT_FALSE(wgmma().can_implement(w4a16(0, 4, 32, Fp4Format::nvfp4)));
+  EXPECT_FALSE(wgmma().can_implement(w4a16(4, 0, 32, Fp4Format::nvfp4)));
+  for (Fp4Format f : {Fp4Format::nvfp4, Fp4Format::mxfp4}) {
+    EXPECT_TRUE(wgmma().can_implement(w4a16(1, 1, 32, f)));
+    EXPECT_TRUE(wgmma().can_implement(w4a16(1000003, 77777, 32000, f)));
+  }
+  const Verdict huge = wgmma().can_implement(w4a16(std::int64_t(1) << 31, 4, 32, Fp4Format::mxfp4));
+  EXPECT_FALSE(huge);
+  EXPECT_NE(huge.reason.find("signed 32-bit"), std::string::npos) << huge.reason;
+}
+
+TEST(WgmmaGemmRules, PlanTilesAPersistentGrid) {
+  const cuda::WgmmaPlan big = cuda::wgmma_plan_for(w4a16(1000, 300, 1056, Fp4Format::nvfp4), 132);
+  EXPECT_EQ(big.block_n, 128);
+  EXPECT_EQ(big.block_m, 128);
+  EXPECT_EQ(big.block_k, 64);
+  EXPECT_EQ(big.tiles_n, 3);
+  EXPECT_EQ(big.tiles_m, 8);
+  EXPECT_EQ(big.tiles, 24);
+  EXPECT_EQ(big.k_tiles, 17);
+  EXPECT_EQ(big.grid, 24);
+  EXPECT_LE(big.smem_bytes, 232448);
+  EXPECT_EQ(big.threads, 288);
+  const cuda::WgmmaPlan wide = cuda::wgmma_plan_for(w4a16(4096, 6144, 6144, Fp4Format::mxfp4), 132);
+  EXPECT_EQ(wide.tiles, 48 * 32);
+  EXPECT_EQ(wide.grid, 132);
+  EXPECT_THROW(cuda::wgmma_plan_for(w4a16(4, 4, 48, Fp4Format::nvfp4), 132), InvalidArgument);
+}
+
+TEST(WgmmaGemmRules, TensorMapsMatchTheKernelsBoxes) {
+  const GemmProblem p = w4a16(300, 129, 160, Fp4Format::nvfp4);
+  const cuda::TensorMap2d act = cuda::wgmma_activation_map(p);
+  EXPECT_EQ(act.dtype, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
+  EXPECT_EQ(act.cols, 160u);
+  EXPECT_EQ(act.rows, 300u);
+  EXPECT_EQ(act.row_stride_bytes, 320u);
+  EXPECT_EQ(act.box_cols, 64u);   // 128 bytes: one swizzle span
+  EXPECT_EQ(act.box_rows, 128u);
+  EXPECT_EQ(act.swizzle, CU_TENSOR_MAP_SWIZZLE_128B);
+  const cuda::TensorMap2d w = cuda::wgmma_weight_map(p);
+  EXPECT_EQ(w.dtype, CU_TENSOR_MAP_DATA_TYPE_UINT8);
+  EXPECT_EQ(w.cols, 80u);
+  EXPECT_EQ(w.rows, 129u);
+  EXPECT_EQ(w.row_stride_bytes, 80u);
+  EXPECT_EQ(w.box_cols, 32u);
+  EXPECT_EQ(w.box_rows, 128u);
+  EXPECT_EQ(w.swizzle, CU_TENSOR_MAP_SWIZZLE_NONE);
+
+  alignas(16) static const std::uint8_t base[16] = {};
+  EXPECT_EQ(cuda::tensor_map_problem(act, base), "");
+  EXPECT_EQ(cuda::tensor_map_problem(w, base), "");
+  EXPECT_NE(cuda::tensor_map_problem(w, base + 8).find("16-byte aligned"), std::string::npos);
+  // What can_implement keeps away: NVFP4 K = 48 gives 24-byte weight rows.
+  const cuda::TensorMap2d w48 = cuda::wgmma_weight_map(w4a16(4, 4, 48, Fp4Format::nvfp4));
+  EXPECT_EQ(cuda::tensor_map_problem(w48, base), "rows of 24 bytes must be 16-byte aligned");
+  cuda::TensorMap2d wide_box = act;
+  wide_box.box_cols = 128;  // 256 bytes under the 128-byte swizzle
+  EXPECT_NE(cuda::tensor_map_problem(wide_box, base).find("swizzle span"), std::string::npos);
+}
+
+TEST(WgmmaGemmRules, AvailabilitySaysWhy) {
+  test::check_availability(
+      wgmma(), [](const GpuInfo& gpu) { return gpu.sm_major == 9 && gpu.sm_minor == 0; },
+      "needs sm_90a");
+}
+
+TEST(WgmmaGemmRules, AccuracyIsExactWithFp32Accumulation) { test::check_bf16_mma_accuracy(wgmma()); }
+
+}  // namespace
+}  // namespace fp4gemm
