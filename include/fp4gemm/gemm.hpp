@@ -45,7 +45,8 @@ struct GemmOperands {
   GemmProblem problem;
   Fp4Tensor b;                 // N x K
   Fp4Tensor a_fp4;             // M x K, w4a4
-  HostMatrix a_bf16;           // M x K bf16, w4a16 (and optionally w4a4's source)
+  HostMatrix a_bf16;           // M x K bf16, w4a16; w4a4: empty, or the source a_fp4 was
+                               // quantized from (then the GPU kernels requantize it per call)
   float alpha = 1.0f;          // user factor, multiplied with the tensor scales
   float alpha_total() const;
   // Throws InvalidArgument naming the field if operands and problem disagree.

@@ -47,7 +47,9 @@ GemmOperands random_operands(const GemmProblem& problem, std::uint64_t seed) {
   const HostMatrix activations = normal_matrix(source, problem.shape.m, problem.shape.k, 1.0f);
   ops.b = quantize(normal_matrix(source, problem.shape.n, problem.shape.k, 0.02f), options);
   ops.a_bf16 = activations.converted(DType::bf16);
-  if (problem.mode == Mode::w4a4) ops.a_fp4 = quantize(activations, options);
+  // w4a4: A is the quantization of the bf16 activations, which stay as its source (the GPU
+  // backends requantize them in every call, as a serving engine would).
+  if (problem.mode == Mode::w4a4) ops.a_fp4 = quantize(ops.a_bf16, options);
   return ops;
 }
 

@@ -92,9 +92,9 @@ DeviceFp4Tensor make_device_fp4_tensor(Fp4Format format, ScaleLayout layout, std
   t.scale_layout = layout;
   t.rows = rows;
   t.cols = cols;
+  t.scale_bytes = scale_bytes(layout, rows, cols / block_size(format));
   t.data = DeviceBuffer<std::uint8_t>(std::size_t(rows * cols / 2));
-  t.scales =
-      DeviceBuffer<std::uint8_t>(std::size_t(scale_bytes(layout, rows, cols / block_size(format))));
+  t.scales = DeviceBuffer<std::uint8_t>(std::size_t(t.scale_bytes) + kScaleReadPastEnd);
   return t;
 }
 
@@ -107,6 +107,7 @@ Fp4Tensor download_fp4_tensor(const DeviceFp4Tensor& t) {
   host.scale_2 = t.scale_2;
   host.data = t.data.download();
   host.scales = t.scales.download();
+  host.scales.resize(std::size_t(t.scale_bytes));  // without the read-past-end tail
   return host;
 }
 
@@ -141,7 +142,8 @@ void quantize_on_device(const void* x, DType dtype, std::int64_t rows, std::int6
           to_string(format), to_string(options.scale_layout));
   const std::int64_t scale_cols = cols / block;
   require(out.data.size() == std::size_t(rows * cols / 2) &&
-              out.scales.size() == std::size_t(scale_bytes(options.scale_layout, rows, scale_cols)),
+              out.scale_bytes == scale_bytes(options.scale_layout, rows, scale_cols) &&
+              out.scales.size() >= std::size_t(out.scale_bytes),
           "quantize_on_device: output buffers of {} data and {} scale bytes do not fit {} x {} {}",
           out.data.size(), out.scales.size(), rows, cols, to_string(format));
   if (format == Fp4Format::nvfp4)

@@ -3,14 +3,18 @@
 //   KernelPointers  the device pointers a launch needs (FP4 operands keep their layout);
 //   KernelOperands  owns the uploaded operands and the split-K workspace and counters, and
 //                   hands out the pointers; built once in prepare(), so run() allocates nothing;
-//   KernelGemmRun   the GemmRun of a kernel family: its plan, its operands, and run() = launch.
+//   KernelGemmRun   the GemmRun of a kernel family: its plan, its operands, and run() = (w4a4:
+//                   quantize the bf16 activations on the GPU, then) launch.
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
 
+#include <optional>
+
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_gemm_run.hpp"
+#include "cuda/gpu_quantize.hpp"
 #include "fp4gemm/gemm.hpp"
 
 namespace fp4gemm::cuda {
@@ -33,13 +37,21 @@ class KernelOperands {
  public:
   // Uploads B and A (FP4 for w4a4, bf16 for w4a16), allocates `workspace_floats` floats and
   // `counters` zeroed ints (the kernels return every counter to zero themselves).
+  // w4a4 operands that carry the bf16 source of A (GemmOperands::a_bf16) keep it on the device:
+  // then quantize_activations() requantizes A on the GPU, as a serving engine does each call.
   KernelOperands(const GemmOperands& operands, std::size_t workspace_floats, std::size_t counters,
                  void* out, cudaStream_t stream)
       : b_(operands.b), workspace_(workspace_floats), counters_(counters) {
-    if (operands.problem.mode == Mode::w4a4)
+    if (operands.problem.mode == Mode::w4a4) {
       a_fp4_ = DeviceFp4Tensor(operands.a_fp4);
-    else
+      if (operands.a_bf16.rows == operands.problem.shape.m) {
+        a_source_ = DeviceBuffer<std::uint16_t>(operands.a_bf16.half);
+        a_quantize_ = {operands.problem.format, operands.problem.scale_layout, operands.a_fp4.scale_2, {}};
+        quantize_status_.emplace(stream);
+      }
+    } else {
       a_bf16_ = DeviceBuffer<std::uint16_t>(operands.a_bf16.half);
+    }
     counters_.fill_bytes(0, stream);
     pointers_.b_data = b_.data.get();
     pointers_.b_scales = b_.scales.get();
@@ -56,10 +68,26 @@ class KernelOperands {
 
   const KernelPointers& pointers() const { return pointers_; }
 
+  // w4a4 with a bf16 source: quantizes it into A's FP4 buffers on `stream` (no allocation, no
+  // synchronization: part of the timed call and capturable). The same bytes as the host
+  // quantizer (gpu_quantize.hpp), so results do not change. A no-op otherwise.
+  void quantize_activations(cudaStream_t stream) {
+    if (!quantize_status_) return;
+    quantize_on_device(a_source_.get(), DType::bf16, a_fp4_.rows, a_fp4_.cols, a_quantize_,
+                       a_quantize_.scale_2.value_or(1.0f), a_fp4_, *quantize_status_, stream);
+  }
+  // Throws InvalidArgument if a quantization saw NaN/inf (waits for `stream`).
+  void check_activations(cudaStream_t stream) const {
+    if (quantize_status_) quantize_status_->throw_if_non_finite(stream);
+  }
+
  private:
   DeviceFp4Tensor b_;
   DeviceFp4Tensor a_fp4_;
   DeviceBuffer<std::uint16_t> a_bf16_;
+  DeviceBuffer<std::uint16_t> a_source_;  // w4a4: the bf16 activations quantized by each call
+  QuantizeOptions a_quantize_;
+  std::optional<QuantizeStatus> quantize_status_;
   DeviceBuffer<float> workspace_;
   DeviceBuffer<int> counters_;
   KernelPointers pointers_;
@@ -74,7 +102,14 @@ class KernelGemmRun final : public DeviceGemmRun {
         plan_(plan),
         operands_(operands, plan.workspace_floats, plan.counters, output_ptr(), stream()) {}
 
-  void run() override { Launch(problem(), plan_, operands_.pointers(), stream()); }
+  void run() override {
+    operands_.quantize_activations(stream());
+    Launch(problem(), plan_, operands_.pointers(), stream());
+  }
+  std::vector<float> output() override {
+    operands_.check_activations(stream());
+    return DeviceGemmRun::output();
+  }
 
  private:
   Plan plan_;

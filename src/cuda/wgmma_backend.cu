@@ -15,8 +15,9 @@
 namespace fp4gemm::cuda {
 namespace {
 
-// w4a16: one launch. w4a4: A is dequantized into a_dequantized_ (M x K bf16, exact), then the
-// same GEMM reads it through the activation tensor map.
+// w4a16: one launch. w4a4: the bf16 activations are quantized on the GPU (KernelOperands), A is
+// dequantized into a_dequantized_ (M x K bf16, exact), then the same GEMM reads it through the
+// activation tensor map.
 class WgmmaGemmRun final : public DeviceGemmRun {
  public:
   WgmmaGemmRun(const GemmOperands& operands, const WgmmaPlan& plan)
@@ -30,12 +31,17 @@ class WgmmaGemmRun final : public DeviceGemmRun {
 
   void run() override {
     const GemmProblem& p = problem();
+    operands_.quantize_activations(stream());
     if (p.mode == Mode::w4a4) {
       const KernelPointers& ops = operands_.pointers();
       dequantize_fp4_to_bf16(ops.a_data, ops.a_scales, p.format, p.scale_layout, p.shape.m,
                              p.shape.k, a_dequantized_.get(), stream());
     }
     launch_wgmma_gemm(p, plan_, maps_, operands_.pointers(), stream());
+  }
+  std::vector<float> output() override {
+    operands_.check_activations(stream());
+    return DeviceGemmRun::output();
   }
 
  private:

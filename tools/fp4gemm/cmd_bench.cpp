@@ -3,6 +3,7 @@
 // and per-forward totals: model_bench.hpp); print a table with each result's roofline verdict,
 // and write JSON/CSV/Markdown. Defaults: the seed preset's shapes, NVFP4, w4a16 and w4a4, the
 // backends of the best device present.
+#include <algorithm>
 #include <optional>
 
 #include <fmt/format.h>
@@ -164,6 +165,11 @@ void add_bench_command(CLI::App& app) {
     const Ceilings ceilings = best_device_ceilings();
     fmt::print(stderr, "fp4gemm bench: {} case(s) x {} backend(s) on {}\nceilings: {}\n", cases.size(),
                backends.size(), device, ceilings.describe());
+    const bool any_w4a4 = std::any_of(cases.begin(), cases.end(),
+                                      [](const BenchCase& c) { return c.problem.mode == Mode::w4a4; });
+    if (any_w4a4 && any_gpu_backend(backends))
+      fmt::print(stderr, "w4a4: the cuda-* kernels quantize the bf16 activations on the GPU inside "
+                         "every timed call; the cuBLAS baselines get A dequantized once, before timing\n");
     std::optional<PowerMonitor> power;
     if (any_gpu_backend(backends)) {
       power.emplace();
