@@ -1,5 +1,8 @@
-// GPU queries of a build without CUDA: there is never a device, and the reason says why.
+// GPU queries of a build without CUDA: there is never a device, and the reason says why; nor a
+// measurement of one (measure_ceilings).
+#include "bench/ceilings_probe.hpp"
 #include "fp4gemm/device.hpp"
+#include "fp4gemm/error.hpp"
 
 namespace fp4gemm {
 
@@ -9,5 +12,9 @@ std::vector<GpuInfo> query_gpus(std::string* why_none) {
 }
 
 bool cuda_device_present() { return false; }
+
+MeasuredCeilings measure_ceilings(const GpuInfo&, const CeilingsKey&, const CeilingsProbeOptions&) {
+  throw Error("fp4gemm ceilings: this build of fp4gemm has no CUDA support (configured with FP4GEMM_CUDA=OFF)");
+}
 
 }  // namespace fp4gemm

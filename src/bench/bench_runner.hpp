@@ -40,7 +40,7 @@ struct BenchRow {
 //   plus M x N output elements of out_dtype.
 double gemm_bytes(const GemmProblem& problem, OperandEncoding encoding);
 
-// `ceilings`: those of the GPU the CUDA backends run on (lookup_ceilings), each row's roofline
+// `ceilings`: those of the GPU the CUDA backends run on (choose_ceilings), each row's roofline
 // uses them with the backend's compute_path(). `power`: sampled around time_gemm for GPU
 // backends (DeviceKind::cuda) when available(); null: run_bench opens its own when a GPU backend
 // is in the list (pass one to print its status() line).

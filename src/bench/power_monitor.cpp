@@ -1,53 +1,35 @@
 #include "bench/power_monitor.hpp"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
 
+#include "bench/nvml_library.hpp"
+
 namespace fp4gemm {
 namespace {
 
-// The few declarations of NVIDIA's public NVML API (nvml.h) this module uses.
-using nvmlReturn_t = int;  // NVML_SUCCESS = 0
-using nvmlDevice_t = void*;
-constexpr nvmlReturn_t NVML_SUCCESS = 0;
+// The NVML functions (nvml.h) this module calls, beyond those NvmlLibrary handles.
 constexpr int NVML_CLOCK_SM = 1;         // nvmlClockType_t
 constexpr int NVML_CLOCK_MEM = 2;
 constexpr int NVML_TEMPERATURE_GPU = 0;  // nvmlTemperatureSensors_t
-using InitFn = nvmlReturn_t (*)();
-using ShutdownFn = nvmlReturn_t (*)();
-using ErrorStringFn = const char* (*)(nvmlReturn_t);
-using HandleByIndexFn = nvmlReturn_t (*)(unsigned, nvmlDevice_t*);
-using UintFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned*);             // power usage/limit, mW
-using ClockFn = nvmlReturn_t (*)(nvmlDevice_t, int, unsigned*);       // clocks MHz, temp C
+using HandleByIndexFn = nvml::Return (*)(unsigned, nvml::Device*);
+using UintFn = nvml::Return (*)(nvml::Device, unsigned*);        // power usage/limit, mW
+using ClockFn = nvml::Return (*)(nvml::Device, int, unsigned*);  // clocks MHz, temp C
 
 constexpr auto kSamplePeriod = std::chrono::milliseconds(5);
 
 }  // namespace
 
 struct PowerMonitor::Nvml {
-  void* library = nullptr;
-  bool initialized = false;
-  ShutdownFn shutdown = nullptr;
-  ErrorStringFn error_string = nullptr;
+  std::unique_ptr<NvmlLibrary> library;
   UintFn power_usage = nullptr;
   UintFn power_limit = nullptr;
   ClockFn clock = nullptr;
   ClockFn max_clock = nullptr;
   ClockFn temperature = nullptr;
-  nvmlDevice_t device = nullptr;
-
-  std::string error(const char* call, nvmlReturn_t rc) const {
-    const char* text = error_string ? error_string(rc) : nullptr;
-    return fmt::format("{} failed: {}", call, text ? text : fmt::format("error {}", rc));
-  }
-  ~Nvml() {
-    if (initialized && shutdown) shutdown();
-    if (library) dlclose(library);
-  }
+  nvml::Device device = nullptr;
 };
 
 std::string PowerSummary::describe() const {
@@ -85,35 +67,27 @@ PowerMonitor::PowerMonitor(unsigned device_index, const char* library)
     status_ = fmt::format("power: NVML not available ({})", why);
     nvml_.reset();  // shuts NVML down and closes the library
   };
-  dlerror();
-  nvml_->library = dlopen(library, RTLD_NOW | RTLD_LOCAL);
-  if (!nvml_->library) {
-    const char* why = dlerror();
-    { fail(why ? why : fmt::format("{}: cannot be loaded", library)); return; }
-  }
-  auto symbol = [&](const char* name) { return dlsym(nvml_->library, name); };
-  auto init = reinterpret_cast<InitFn>(symbol("nvmlInit_v2"));
-  auto handle_by_index = reinterpret_cast<HandleByIndexFn>(symbol("nvmlDeviceGetHandleByIndex_v2"));
-  nvml_->shutdown = reinterpret_cast<ShutdownFn>(symbol("nvmlShutdown"));
-  nvml_->error_string = reinterpret_cast<ErrorStringFn>(symbol("nvmlErrorString"));
-  nvml_->power_usage = reinterpret_cast<UintFn>(symbol("nvmlDeviceGetPowerUsage"));
-  nvml_->power_limit = reinterpret_cast<UintFn>(symbol("nvmlDeviceGetEnforcedPowerLimit"));
-  nvml_->clock = reinterpret_cast<ClockFn>(symbol("nvmlDeviceGetClockInfo"));
-  nvml_->max_clock = reinterpret_cast<ClockFn>(symbol("nvmlDeviceGetMaxClockInfo"));
-  nvml_->temperature = reinterpret_cast<ClockFn>(symbol("nvmlDeviceGetTemperature"));
-  if (!init || !handle_by_index || !nvml_->shutdown || !nvml_->power_usage ||
-      !nvml_->power_limit || !nvml_->clock || !nvml_->max_clock || !nvml_->temperature)
+  std::string why;
+  nvml_->library = NvmlLibrary::open(library, why);
+  if (!nvml_->library) { fail(why); return; }
+  const NvmlLibrary& lib = *nvml_->library;
+  const auto handle_by_index = lib.function<HandleByIndexFn>("nvmlDeviceGetHandleByIndex_v2");
+  nvml_->power_usage = lib.function<UintFn>("nvmlDeviceGetPowerUsage");
+  nvml_->power_limit = lib.function<UintFn>("nvmlDeviceGetEnforcedPowerLimit");
+  nvml_->clock = lib.function<ClockFn>("nvmlDeviceGetClockInfo");
+  nvml_->max_clock = lib.function<ClockFn>("nvmlDeviceGetMaxClockInfo");
+  nvml_->temperature = lib.function<ClockFn>("nvmlDeviceGetTemperature");
+  if (!handle_by_index || !nvml_->power_usage || !nvml_->power_limit || !nvml_->clock ||
+      !nvml_->max_clock || !nvml_->temperature)
     { fail(fmt::format("{} lacks an NVML function this module needs", library)); return; }
-  if (const nvmlReturn_t rc = init(); rc != NVML_SUCCESS) { fail(nvml_->error("nvmlInit_v2", rc)); return; }
-  nvml_->initialized = true;
-  if (const nvmlReturn_t rc = handle_by_index(device_index, &nvml_->device); rc != NVML_SUCCESS)
-    { fail(nvml_->error("nvmlDeviceGetHandleByIndex_v2", rc)); return; }
+  if (const nvml::Return rc = handle_by_index(device_index, &nvml_->device); rc != nvml::kSuccess)
+    { fail(lib.error("nvmlDeviceGetHandleByIndex_v2", rc)); return; }
   unsigned limit_mw = 0, max_sm = 0;
-  if (const nvmlReturn_t rc = nvml_->power_limit(nvml_->device, &limit_mw); rc != NVML_SUCCESS)
-    { fail(nvml_->error("nvmlDeviceGetEnforcedPowerLimit", rc)); return; }
-  if (const nvmlReturn_t rc = nvml_->max_clock(nvml_->device, NVML_CLOCK_SM, &max_sm);
-      rc != NVML_SUCCESS)
-    { fail(nvml_->error("nvmlDeviceGetMaxClockInfo", rc)); return; }
+  if (const nvml::Return rc = nvml_->power_limit(nvml_->device, &limit_mw); rc != nvml::kSuccess)
+    { fail(lib.error("nvmlDeviceGetEnforcedPowerLimit", rc)); return; }
+  if (const nvml::Return rc = nvml_->max_clock(nvml_->device, NVML_CLOCK_SM, &max_sm);
+      rc != nvml::kSuccess)
+    { fail(lib.error("nvmlDeviceGetMaxClockInfo", rc)); return; }
   PowerSample probe;
   if (!read(probe)) { fail("a first reading of power, clocks and temperature failed"); return; }
   limit_w_ = limit_mw * 1e-3;
@@ -127,10 +101,10 @@ PowerMonitor::~PowerMonitor() { stop(); }
 
 bool PowerMonitor::read(PowerSample& sample) const {
   unsigned power_mw = 0, sm = 0, mem = 0, temp = 0;
-  if (nvml_->power_usage(nvml_->device, &power_mw) != NVML_SUCCESS) return false;
-  if (nvml_->clock(nvml_->device, NVML_CLOCK_SM, &sm) != NVML_SUCCESS) return false;
-  if (nvml_->clock(nvml_->device, NVML_CLOCK_MEM, &mem) != NVML_SUCCESS) return false;
-  if (nvml_->temperature(nvml_->device, NVML_TEMPERATURE_GPU, &temp) != NVML_SUCCESS) return false;
+  if (nvml_->power_usage(nvml_->device, &power_mw) != nvml::kSuccess) return false;
+  if (nvml_->clock(nvml_->device, NVML_CLOCK_SM, &sm) != nvml::kSuccess) return false;
+  if (nvml_->clock(nvml_->device, NVML_CLOCK_MEM, &mem) != nvml::kSuccess) return false;
+  if (nvml_->temperature(nvml_->device, NVML_TEMPERATURE_GPU, &temp) != nvml::kSuccess) return false;
   sample = {power_mw * 1e-3, double(sm), double(mem), double(temp)};
   return true;
 }

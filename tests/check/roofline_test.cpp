@@ -31,6 +31,22 @@ TEST(Ceilings, LooksUpCudaDeviceNames) {
   EXPECT_DOUBLE_EQ(lookup_ceilings("nvidia l40s").fp8_tflops, 733);  // case-insensitive
 }
 
+// Every GPU issue 6 lists, by the name cudaGetDeviceProperties gives it, has a datasheet entry
+// with a bandwidth and a BF16 peak.
+TEST(Ceilings, TableCoversTheListedGpus) {
+  for (const char* name :
+       {"NVIDIA H100 80GB HBM3", "NVIDIA H100 PCIe", "NVIDIA H200", "NVIDIA B200", "NVIDIA B300 SXM6 AC",
+        "NVIDIA GB200", "NVIDIA RTX PRO 6000 Blackwell Server Edition", "NVIDIA GeForce RTX 5090",
+        "NVIDIA A100-SXM4-80GB", "NVIDIA A100 80GB PCIe", "NVIDIA L40S"}) {
+    const Ceilings c = lookup_ceilings(name);
+    EXPECT_TRUE(c.known()) << name;
+    EXPECT_GT(c.bf16_tflops, 0) << name;
+    EXPECT_EQ(c.source.rfind("datasheet: NVIDIA ", 0), 0u) << name << ": " << c.source;
+  }
+  EXPECT_EQ(lookup_ceilings("NVIDIA B300 SXM6 AC").source, "datasheet: NVIDIA HGX B300 (per GPU)");
+  EXPECT_DOUBLE_EQ(lookup_ceilings("NVIDIA A100 80GB PCIe").memory_gbps, 1935);
+}
+
 TEST(Ceilings, UnknownDevicesAndCpusHaveNone) {
   for (const char* name : {"AMD EPYC 7B13 64-Core Processor", "NVIDIA GeForce GTX 1080", ""}) {
     const Ceilings c = lookup_ceilings(name);

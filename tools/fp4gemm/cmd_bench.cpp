@@ -10,6 +10,8 @@
 
 #include "backend_selection.hpp"
 #include "bench/bench_runner.hpp"
+#include "bench/ceilings_cache.hpp"
+#include "bench/ceilings_choice.hpp"
 #include "bench/power_monitor.hpp"
 #include "commands.hpp"
 #include "fp4gemm/device.hpp"
@@ -33,6 +35,7 @@ struct BenchArgs {
   std::string out_dtype = "bf16";
   std::string scale_layout = "linear";
   std::string json_path, csv_path, markdown_path, plot_path;
+  std::string ceilings = "auto";
   bool force = false;
   std::uint64_t seed = 1;
   double max_seconds = 1.0;
@@ -112,10 +115,13 @@ std::vector<BenchCase> build_cases(const BenchArgs& args, const std::optional<Mo
   return cases;
 }
 
-// The datasheet ceilings of the GPU when one is present, else of the CPU (none known).
-Ceilings best_device_ceilings() {
+// The ceilings of the GPU when one is present, else of the CPU (none known), as --ceilings
+// `choice` says (bench/ceilings_choice.hpp: measured when cached, else the datasheet's).
+Ceilings best_device_ceilings(const std::string& choice) {
   const std::vector<GpuInfo> gpus = query_gpus();
-  return lookup_ceilings(gpus.empty() ? query_cpu().model : gpus.front().name);
+  std::optional<CeilingsKey> gpu;
+  if (!gpus.empty()) gpu = ceilings_key(gpus.front());
+  return choose_ceilings(choice, gpu, query_cpu().model);
 }
 
 void write_output(const std::string& path, const std::string& text, bool force, std::string_view argument) {
@@ -147,6 +153,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--plot", args->plot_path,
                   "Draw a roofline and time-versus-M per backend into this SVG file");
   cmd->add_flag("--force", args->force, "Replace existing --json/--csv/--markdown/--plot files");
+  cmd->add_option("--ceilings", args->ceilings,
+                  "Roofline ceilings: auto (measured by `fp4gemm ceilings` when cached for this GPU "
+                  "and driver, else datasheet), datasheet, measured, or a `ceilings --json` FILE");
   cmd->add_option("--seed", args->seed, "Seed of the random operands");
   cmd->add_option("--max-seconds", args->max_seconds, "Time limit per measurement (seconds)");
   add_model_options(*cmd, args->model, true);
@@ -162,7 +171,7 @@ void add_bench_command(CLI::App& app) {
     const std::vector<BenchCase> cases = build_cases(*args, model);
     const TimingOptions timing = timing_with_limit(args->max_seconds, "--max-seconds");
     const std::string device = describe_best_device();
-    const Ceilings ceilings = best_device_ceilings();
+    const Ceilings ceilings = best_device_ceilings(args->ceilings);
     fmt::print(stderr, "fp4gemm bench: {} case(s) x {} backend(s) on {}\nceilings: {}\n", cases.size(),
                backends.size(), device, ceilings.describe());
     const bool any_w4a4 = std::any_of(cases.begin(), cases.end(),

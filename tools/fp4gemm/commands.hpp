@@ -20,5 +20,7 @@ void add_gemm_command(CLI::App& app);
 void add_shapes_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
 void add_plan_command(CLI::App& app);
+void add_ceilings_command(CLI::App& app);
+void add_run_command(CLI::App& app);
 
 }  // namespace fp4gemm::cli

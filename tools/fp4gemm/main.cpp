@@ -31,6 +31,8 @@ int main(int argc, char** argv) {
   add_shapes_command(app);
   add_compare_command(app);
   add_plan_command(app);
+  add_ceilings_command(app);
+  add_run_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
