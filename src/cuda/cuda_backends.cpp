@@ -2,6 +2,7 @@
 #include "cuda/cuda_backends.hpp"
 
 #include "cuda/decode_backend.hpp"
+#include "cuda/grouped_backend.hpp"
 #include "cuda/mma_backend.hpp"
 
 namespace fp4gemm {
@@ -9,6 +10,10 @@ namespace fp4gemm {
 void add_cuda_backends(std::vector<std::unique_ptr<Backend>>& list) {
   list.push_back(cuda::make_mma_backend());
   list.push_back(cuda::make_decode_backend());
+}
+
+void add_cuda_grouped_backends(std::vector<std::unique_ptr<GroupedBackend>>& list) {
+  list.push_back(cuda::make_grouped_backend());
 }
 
 }  // namespace fp4gemm
