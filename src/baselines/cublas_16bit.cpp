@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include "baselines/cublas_conventions.hpp"
+#include "fp4gemm/codecs.hpp"
+#include "fp4gemm/error.hpp"
 
 namespace fp4gemm::baselines {
 

@@ -60,10 +60,15 @@ GroupedPlan plan_grouped_gemm(const GemmProblem& expert, std::int64_t experts,
   plan.rounds = int(std::max<std::int64_t>(1, (max_tokens_per_expert + chunk - 1) / chunk));
   plan.workspace_floats = std::size_t(experts) * plan.decode.workspace_floats;
   plan.counters = std::size_t(experts) * plan.decode.counters;
+  // The grouped kernel's own occupancy (it holds a few more registers than the decode kernel).
   with_kernel(expert.mode, plan.decode.token_blocks, [&](auto kernel) {
     FP4GEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             plan.decode.smem_bytes));
+    FP4GEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &plan.decode.ctas_per_sm, kernel, decode::kThreads, std::size_t(plan.decode.smem_bytes)));
   });
+  require(plan.decode.ctas_per_sm >= 1, "cuda-grouped: {} B of shared memory cannot be resident on this GPU",
+          plan.decode.smem_bytes);
   return plan;
 }
 
