@@ -58,9 +58,15 @@ struct GroupedOperands {
   void validate() const;  // InvalidArgument naming the expert and the field
 };
 
-// Seeded operands: weights drawn per expert, all T_total activations drawn and quantized as one
-// tensor (one scale_2, like a real MoE input) and split by expert.
+// Seeded operands: weights drawn per expert (random_expert_weights), all T_total activations
+// drawn and quantized as one tensor (one scale_2, like a real MoE input) and split by expert.
 GroupedOperands random_grouped_operands(const GroupedProblem& problem, std::uint64_t seed);
+// The experts' weights alone (E x N x K, the problem's format and layout; the counts and mode do
+// not matter), and operands with given weights and fresh activations: a sweep over counts and
+// modes draws the weights once. InvalidArgument if the weights do not fit the problem.
+std::vector<Fp4Tensor> random_expert_weights(const GroupedProblem& problem, std::uint64_t seed);
+GroupedOperands random_grouped_operands(const GroupedProblem& problem, std::uint64_t seed,
+                                        const std::vector<Fp4Tensor>& weights);
 
 // The CPU reference per expert (reference_gemm on each non-empty expert), rows stacked in A's
 // order: exact, rounded and abs_sum are T_total x N.

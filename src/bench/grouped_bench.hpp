@@ -26,7 +26,8 @@ inline constexpr std::string_view kDenseRowBackend = "cublas-bf16-dense";
 double grouped_bytes(const GroupedProblem& problem, OperandEncoding encoding);
 
 // Per case: each of `backends`, then `dense` (cublas-bf16, or null for none) on the dense
-// problem. Operands seeded with seed + case index.
+// problem. Weights drawn with `seed` (once per E, N, K, format and layout), activations with
+// seed + case index.
 std::vector<BenchRow> run_grouped_bench(const std::vector<GroupedBenchCase>& cases,
                                         const std::vector<const GroupedBackend*>& backends,
                                         const Backend* dense, const TimingOptions& timing,

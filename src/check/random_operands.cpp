@@ -2,6 +2,7 @@
 #include <cmath>
 #include <random>
 
+#include "fp4gemm/error.hpp"
 #include "fp4gemm/gemm.hpp"
 #include "fp4gemm/grouped.hpp"
 #include "fp4gemm/layout.hpp"
@@ -59,8 +60,21 @@ HostMatrix row_slice(const HostMatrix& m, std::int64_t first, std::int64_t count
 
 }  // namespace
 
-GroupedOperands random_grouped_operands(const GroupedProblem& problem, std::uint64_t seed) {
+std::vector<Fp4Tensor> random_expert_weights(const GroupedProblem& problem, std::uint64_t seed) {
   problem.validate();
+  NormalSource source(~seed);  // a stream of its own: the activations' does not move it
+  const QuantizeOptions options{problem.format, problem.scale_layout, {}, {}};
+  std::vector<Fp4Tensor> weights;
+  for (std::int64_t e = 0; e < problem.experts(); ++e)
+    weights.push_back(quantize(normal_matrix(source, problem.n, problem.k, 0.02f), options));
+  return weights;
+}
+
+GroupedOperands random_grouped_operands(const GroupedProblem& problem, std::uint64_t seed,
+                                        const std::vector<Fp4Tensor>& weights) {
+  problem.validate();
+  require(std::int64_t(weights.size()) == problem.experts(), "{} expert weights for {} experts",
+          weights.size(), problem.experts());
   NormalSource source(seed);
   GroupedOperands ops;
   ops.problem = problem;
@@ -72,19 +86,23 @@ GroupedOperands random_grouped_operands(const GroupedProblem& problem, std::uint
     if (problem.mode == Mode::w4a4)
       activations_fp4 = quantize(activations, {problem.format, ScaleLayout::linear, {}, {}});
   }
-  const QuantizeOptions weight_options{problem.format, problem.scale_layout, {}, {}};
   const std::vector<std::int64_t> offsets = problem.offsets();
   for (std::int64_t e = 0; e < problem.experts(); ++e) {
     GemmOperands& x = ops.experts.emplace_back();
     x.problem = problem.expert_problem(e);
-    x.b = quantize(normal_matrix(source, problem.n, problem.k, 0.02f), weight_options);
+    x.b = weights[std::size_t(e)];
     const std::int64_t m = x.problem.shape.m;
     if (m == 0) continue;
     x.a_bf16 = row_slice(activations, offsets[std::size_t(e)], m);
     if (problem.mode == Mode::w4a4)
       x.a_fp4 = row_slice(activations_fp4, offsets[std::size_t(e)], m, problem.scale_layout);
   }
+  ops.validate();  // weights of another shape, format or layout are refused here
   return ops;
+}
+
+GroupedOperands random_grouped_operands(const GroupedProblem& problem, std::uint64_t seed) {
+  return random_grouped_operands(problem, seed, random_expert_weights(problem, seed));
 }
 
 GemmOperands random_operands(const GemmProblem& problem, std::uint64_t seed) {

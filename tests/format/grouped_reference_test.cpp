@@ -68,6 +68,21 @@ TEST(GroupedOperands, SplitOneActivationTensorByExpert) {
     }
 }
 
+TEST(GroupedOperands, WeightsDrawnOnceServeOtherCountsAndModes) {
+  const GroupedProblem a = grouped({2, 0, 3}, Mode::w4a16);
+  const std::vector<Fp4Tensor> weights = random_expert_weights(a, 9);
+  EXPECT_EQ(random_grouped_operands(a, 9).experts[2].b.data, weights[2].data);  // the same draw
+  const GroupedOperands b = random_grouped_operands(grouped({0, 7, 1}, Mode::w4a4), 4, weights);
+  EXPECT_EQ(b.experts[1].b.data, weights[1].data);
+  EXPECT_EQ(b.experts[1].a_fp4.rows, 7);
+  GroupedProblem wider = grouped({1, 1, 1}, Mode::w4a16);
+  wider.n = 41;
+  expect_error<InvalidArgument>([&] { random_grouped_operands(wider, 1, weights); },
+                                "expert 0: B is 40 x 48; the problem needs N x K = 41 x 48");
+  expect_error<InvalidArgument>([&] { random_grouped_operands(grouped({1}, Mode::w4a16), 1, weights); },
+                                "3 expert weights for 1 experts");
+}
+
 // The reference of expert e's rows against reference_gemm of the whole T_total-row A with
 // expert e's weights: the same numbers by another route.
 TEST(GroupedReference, EachExpertsRowsAreItsOwnGemm) {
