@@ -30,9 +30,8 @@ float GemmOperands::alpha_total() const {
   return alpha * a_scale * b.scale_2;
 }
 
-void GemmOperands::validate() const {
+void GemmOperands::validate_weights() const {
   const GemmShape& s = problem.shape;
-  validate_shape(s, problem.format);
   b.validate();
   require(b.format == problem.format, "B is {} but the problem is {}", to_string(b.format),
           to_string(problem.format));
@@ -40,6 +39,12 @@ void GemmOperands::validate() const {
           b.cols, s.n, s.k);
   require(b.scale_layout == problem.scale_layout, "B scales are {} but the problem says {}",
           to_string(b.scale_layout), to_string(problem.scale_layout));
+}
+
+void GemmOperands::validate() const {
+  const GemmShape& s = problem.shape;
+  validate_shape(s, problem.format);
+  validate_weights();
   if (problem.mode == Mode::w4a4) {
     a_fp4.validate();
     require(a_fp4.format == problem.format, "A is {} but the problem is {}", to_string(a_fp4.format),

@@ -27,6 +27,7 @@ Mode parse_mode(std::string_view text, std::string_view argument = "--mode");
 struct GemmShape {
   std::int64_t m = 0, n = 0, k = 0;
   double flops() const { return 2.0 * double(m) * double(n) * double(k); }
+  bool operator==(const GemmShape&) const = default;
 };
 
 // What a backend is asked to do, without the data: enough for can_implement().
@@ -37,6 +38,7 @@ struct GemmProblem {
   ScaleLayout scale_layout = ScaleLayout::linear;  // of A (w4a4) and B scales
   DType out_dtype = DType::f32;
   std::string describe() const;  // "nvfp4 w4a16 1x768x6144 -> f32"
+  bool operator==(const GemmProblem&) const = default;
 };
 
 // Host operands. For w4a4 `a_fp4` is set and `a_bf16` may also hold the unquantized
@@ -51,6 +53,8 @@ struct GemmOperands {
   float alpha_total() const;
   // Throws InvalidArgument naming the field if operands and problem disagree.
   void validate() const;
+  // The B checks of validate() alone (B against N, K, format and layout; M not looked at).
+  void validate_weights() const;
 };
 
 // The shape rules every backend shares: M, N >= 1; K >= 1 and a multiple of the block size.

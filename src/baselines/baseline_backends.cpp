@@ -12,4 +12,8 @@ void add_baseline_backends(std::vector<std::unique_ptr<Backend>>& list) {
   list.push_back(baselines::make_cublaslt_fp4_backend());
 }
 
+void add_baseline_grouped_backends(std::vector<std::unique_ptr<GroupedBackend>>& list) {
+  list.push_back(baselines::make_cublas_bf16_loop_backend());
+}
+
 }  // namespace fp4gemm

@@ -35,6 +35,28 @@ bool any_gpu_backend(const std::vector<const Backend*>& backends) {
                      [](const Backend* b) { return b->device() == DeviceKind::cuda; });
 }
 
+void measure_row(BenchRow& row, bool gpu, ComputePath path,
+                 const std::function<std::unique_ptr<GemmRun>()>& prepare, const TimingOptions& timing,
+                 const Ceilings& ceilings, PowerMonitor* power) {
+  try {
+    auto run = prepare();
+    const bool sample_power = power && power->available() && gpu;
+    if (sample_power) power->start();
+    try {
+      row.timing = time_gemm(*run, timing);
+    } catch (...) {
+      if (sample_power) power->stop();
+      throw;
+    }
+    if (sample_power) row.power = power->stop();
+    row.ran = true;
+    row.roofline = roofline(row.bench_case.problem.shape.flops(), row.bytes, row.timing.median_s,
+                            ceilings, path);
+  } catch (const Error& e) {
+    row.note = e.what();
+  }
+}
+
 std::vector<BenchRow> run_bench(const std::vector<BenchCase>& cases,
                                 const std::vector<const Backend*>& backends,
                                 const TimingOptions& timing, std::uint64_t seed,
@@ -54,24 +76,8 @@ std::vector<BenchRow> run_bench(const std::vector<BenchCase>& cases,
       if (const Verdict v = backend->can_implement(problem); !v) {
         row.note = v.reason;
       } else {
-        try {
-          auto run = backend->prepare(operands);
-          const bool sample_power =
-              power && power->available() && backend->device() == DeviceKind::cuda;
-          if (sample_power) power->start();
-          try {
-            row.timing = time_gemm(*run, timing);
-          } catch (...) {
-            if (sample_power) power->stop();
-            throw;
-          }
-          if (sample_power) row.power = power->stop();
-          row.ran = true;
-          row.roofline = roofline(problem.shape.flops(), row.bytes, row.timing.median_s, ceilings,
-                                  backend->compute_path());
-        } catch (const Error& e) {
-          row.note = e.what();
-        }
+        measure_row(row, backend->device() == DeviceKind::cuda, backend->compute_path(),
+                    [&] { return backend->prepare(operands); }, timing, ceilings, power);
       }
       if (on_row) on_row(row);
       rows.push_back(std::move(row));

@@ -2,6 +2,7 @@
 // The engine of `fp4gemm bench`: each case on each backend, timed with time_gemm().
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,12 @@ double gemm_bytes(const GemmProblem& problem, OperandEncoding encoding);
 // is in the list (pass one to print its status() line).
 // Whether any of `backends` runs on a CUDA device (then run_bench samples power).
 bool any_gpu_backend(const std::vector<const Backend*>& backends);
+
+// Fills `row` (backend, bench_case and bytes set): prepare(), time_gemm with power sampled for
+// GPU rows, the roofline on `path`'s peak; an Error on the way becomes row.note (ran = false).
+void measure_row(BenchRow& row, bool gpu, ComputePath path,
+                 const std::function<std::unique_ptr<GemmRun>()>& prepare, const TimingOptions& timing,
+                 const Ceilings& ceilings, PowerMonitor* power);
 
 using BenchRowCallback = std::function<void(const BenchRow&)>;
 std::vector<BenchRow> run_bench(const std::vector<BenchCase>& cases,

@@ -2,6 +2,7 @@
 #include "cuda/cuda_backends.hpp"
 
 #include "cuda/decode_backend.hpp"
+#include "cuda/grouped_backend.hpp"
 #include "cuda/mma_backend.hpp"
 #include "cuda/wgmma_backend.hpp"
 
@@ -11,6 +12,10 @@ void add_cuda_backends(std::vector<std::unique_ptr<Backend>>& list) {
   list.push_back(cuda::make_mma_backend());
   list.push_back(cuda::make_decode_backend());
   list.push_back(cuda::make_wgmma_backend());
+}
+
+void add_cuda_grouped_backends(std::vector<std::unique_ptr<GroupedBackend>>& list) {
+  list.push_back(cuda::make_grouped_backend());
 }
 
 }  // namespace fp4gemm

@@ -89,6 +89,37 @@ TEST_F(CliModelTest, PlanLooksTimesUpInABenchJson) {
   EXPECT_THAT(missing.output, HasSubstr("has no cpu-fast w4a16 row that ran for M x N x K = 2x"));
 }
 
+TEST_F(CliModelTest, PlanWritesJsonAtomically) {
+  const std::string out = (dir_ / "plan.json").string();
+  const std::string args = "plan " + kTiny + " --gpus 2 --compare tp2,ep2 --batch 2,3" + kFast + " --json " + out;
+  const auto r = run_cli(args);
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream in(out);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j.at("schema"), "fp4gemm.plan/1");
+  EXPECT_EQ(j.at("gpus"), 2);
+  EXPECT_EQ(j.at("backend"), "cpu-fast");
+  EXPECT_EQ(j.at("gemm_times"), "measured in this run");
+  ASSERT_EQ(j.at("batches").size(), 2u);
+  for (const nlohmann::json& batch : j.at("batches")) {
+    const nlohmann::json& plans = batch.at("plans");
+    ASSERT_EQ(plans.size(), 2u);
+    EXPECT_EQ(batch.at("winner"), plans.at(0).at("plan"));
+    EXPECT_GE(plans.at(0).at("tokens_per_s_per_gpu").get<double>(), plans.at(1).at("tokens_per_s_per_gpu").get<double>());
+    EXPECT_THAT(batch.at("verdict").get<std::string>(), HasSubstr("wins:"));
+    for (const nlohmann::json& p : plans) {  // forward = m x the slowest stage + bubble
+      EXPECT_NEAR(p.at("forward_us").get<double>(),
+                  p.at("gemm_us").get<double>() + p.at("comm_us").get<double>() + p.at("bubble_us").get<double>(),
+                  1e-6 * p.at("forward_us").get<double>());
+      EXPECT_EQ(p.at("stages").size(), 1u);
+    }
+  }
+  const auto again = run_cli(args);
+  EXPECT_EQ(again.status, 2);
+  EXPECT_THAT(again.output, HasSubstr("already exists; pass --force to replace it"));
+  EXPECT_EQ(run_cli(args + " --force").status, 0);
+}
+
 TEST_F(CliModelTest, PlanNamesAreChecked) {
   const auto malformed = run_cli("plan " + kTiny + " --gpus 2 --compare tp2x --from " + json_path());
   EXPECT_EQ(malformed.status, 2);

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fp4gemm/device.hpp"
 #include "fp4gemm/gemm.hpp"
 #include "fp4gemm/io.hpp"
 #include "fp4gemm/quantize.hpp"
@@ -192,6 +193,29 @@ TEST_F(CliTest, BenchRejectsBadShapesNamingTheArgument) {
   r = run_cli("bench -m 1 -n 64 -k 64 --backend no-such-backend");
   EXPECT_NE(r.status, 0);
   EXPECT_THAT(r.output, HasSubstr("'no-such-backend' is not a backend"));
+}
+
+TEST_F(CliTest, BenchGroupedRejectsBadOptionsNamingTheArgument) {
+  const struct { const char* args; const char* message; } cases[] = {
+      {"bench --grouped -k 256", "--grouped needs -n and -k"},
+      {"bench --grouped -n 64 -k 256 --tokens-per-expert 0", "--tokens-per-expert = '0' is not a positive integer"},
+      {"bench --grouped -n 64 -k 256 --experts 0", "--experts = 0 must be at least 1"},
+      {"bench --grouped -n 64 -k 100", "K = 100 is not a multiple of 16"},
+      {"bench --grouped -m 1 -n 64 -k 256", "-m cannot go with --grouped"},
+      {"bench --grouped --model glm5 --batch 1", "--grouped cannot go with --model"},
+      {"bench --experts 4 -m 1 -n 64 -k 256 --backend cpu-fast", "--experts needs --grouped"},
+      {"bench --grouped -n 64 -k 256 --routing zipf:x", "--routing = 'zipf:x' is none of"},
+  };
+  for (const auto& c : cases) {
+    const Result r = run_cli(c.args);
+    EXPECT_EQ(r.status, 2) << c.args;
+    EXPECT_THAT(r.output, HasSubstr(c.message)) << c.args;
+  }
+  if (!cuda_device_present()) {  // every grouped backend runs on a GPU
+    const Result r = run_cli("bench --grouped -n 64 -k 256");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_THAT(r.output, HasSubstr("no grouped backend is available here"));
+  }
 }
 
 TEST_F(CliTest, QuantizeWritesModelOptSafetensors) {

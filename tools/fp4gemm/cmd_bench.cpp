@@ -1,6 +1,7 @@
 // fp4gemm bench: time backends on a preset's shapes, on -m/-n/-k, or on every GEMM one GPU runs
 // per forward of a model (--model/--config under --tp/--pp/--ep at --batch sizes, with per-layer
-// and per-forward totals: model_bench.hpp); print a table with each result's roofline verdict,
+// and per-forward totals: model_bench.hpp), or the MoE grouped GEMM (--grouped: grouped_bench.hpp);
+// print a table with each result's roofline verdict,
 // and write JSON/CSV/Markdown. Defaults: the seed preset's shapes, NVFP4, w4a16 and w4a4, the
 // backends of the best device present.
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include "report/bench_plot.hpp"
 #include "report/bench_report.hpp"
 #include "report/progress.hpp"
+#include "grouped_bench.hpp"
 #include "model_bench.hpp"
 #include "model_options.hpp"
 #include "shape_list.hpp"
@@ -42,6 +44,7 @@ struct BenchArgs {
   ModelArgs model;
   int tp = 1, pp = 1, ep = 1;
   std::vector<std::string> batches;
+  GroupedArgs grouped;
 };
 
 // The default shapes until a model is given: the seed investigation's per-GPU GEMMs of GLM-5
@@ -68,7 +71,8 @@ std::optional<ModelBench> model_bench(const BenchArgs& args, const CLI::App& cmd
                                       const std::vector<const Backend*>& backends) {
   if (!args.model.given()) {
     for (const char* option : {"--batch", "--tp", "--pp", "--ep", "--routing", "--mtp-passes", "--quant-config"})
-      require(cmd.count(option) == 0, "{} needs --model or --config (it describes a model's run)", option);
+      require(cmd.count(option) == 0 || (args.grouped.enabled && std::string_view(option) == "--routing"),
+              "{} needs --model or --config (it describes a model's run)", option);
     return std::nullopt;
   }
   for (const char* option : {"-m", "-n", "-k"})
@@ -113,6 +117,27 @@ std::vector<BenchCase> build_cases(const BenchArgs& args, const std::optional<Mo
         cases.push_back({GemmProblem{shape, mode, format, layout, out}, description});
       }
   return cases;
+}
+
+// The grouped run, or nothing without --grouped; InvalidArgument for options of other runs.
+std::optional<GroupedBench> grouped_run(const BenchArgs& args, const CLI::App& cmd) {
+  if (!args.grouped.enabled) {
+    for (const char* option : {"--experts", "--tokens-per-expert"})
+      require(cmd.count(option) == 0, "{} needs --grouped", option);
+    return std::nullopt;
+  }
+  require(!args.model.given(), "--grouped cannot go with --model/--config (bench --model times a model's GEMMs)");
+  require(cmd.count("-m") == 0, "-m cannot go with --grouped: --tokens-per-expert gives the tokens");
+  GroupedGemmOptions gemm;
+  gemm.n = parse_positive_list(args.n, "-n");
+  gemm.k = parse_positive_list(args.k, "-k");
+  gemm.modes = parse_modes(args);
+  gemm.format = parse_fp4_format(args.format, "--format");
+  gemm.scale_layout = parse_scale_layout(args.scale_layout, "--scale-layout");
+  gemm.out_dtype = parse_dtype(args.out_dtype, "--out-dtype");
+  gemm.routing = parse_routing(args.model.routing, args.seed);
+  gemm.routing_name = args.model.routing;
+  return grouped_bench(args.grouped, gemm, args.backends);
 }
 
 // The ceilings of the GPU when one is present, else of the CPU (none known), as --ceilings
@@ -164,30 +189,35 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--ep", args->ep, "With --model: expert-parallel GPUs (default 1)");
   cmd->add_option("--batch", args->batches, "With --model: batch sizes in tokens (default 1,16,64,256,512)")
       ->delimiter(',');
+  add_grouped_options(*cmd, args->grouped);
   cmd->callback([args, cmd] {
+    const std::optional<GroupedBench> grouped = grouped_run(*args, *cmd);
     const std::vector<const Backend*> backends =
-        select_backends(args->backends, DefaultBackends::best_device);
+        grouped ? std::vector<const Backend*>{} : select_backends(args->backends, DefaultBackends::best_device);
     const std::optional<ModelBench> model = model_bench(*args, *cmd, backends);
-    const std::vector<BenchCase> cases = build_cases(*args, model);
+    const std::vector<BenchCase> cases = grouped ? std::vector<BenchCase>{} : build_cases(*args, model);
     const TimingOptions timing = timing_with_limit(args->max_seconds, "--max-seconds");
     const std::string device = describe_best_device();
     const Ceilings ceilings = best_device_ceilings(args->ceilings);
-    fmt::print(stderr, "fp4gemm bench: {} case(s) x {} backend(s) on {}\nceilings: {}\n", cases.size(),
-               backends.size(), device, ceilings.describe());
+    const std::size_t row_count = grouped ? grouped->rows() : cases.size() * backends.size();
+    fmt::print(stderr, "fp4gemm bench: {} row(s) on {}\nceilings: {}\n", row_count, device,
+               ceilings.describe());
     const bool any_w4a4 = std::any_of(cases.begin(), cases.end(),
                                       [](const BenchCase& c) { return c.problem.mode == Mode::w4a4; });
     if (any_w4a4 && any_gpu_backend(backends))
       fmt::print(stderr, "w4a4: the cuda-* kernels quantize the bf16 activations on the GPU inside "
                          "every timed call; the cuBLAS baselines get A dequantized once, before timing\n");
     std::optional<PowerMonitor> power;
-    if (any_gpu_backend(backends)) {
+    if (grouped || any_gpu_backend(backends)) {
       power.emplace();
       fmt::print(stderr, "{}\n", power->status());
     }
-    ProgressLine progress(cases.size() * backends.size());
-    const auto rows = run_bench(cases, backends, timing, args->seed, ceilings,
-                                [&](const BenchRow& row) { progress.row_done(row); },
-                                power ? &*power : nullptr);
+    ProgressLine progress(row_count);
+    const auto on_row = [&](const BenchRow& row) { progress.row_done(row); };
+    const auto rows = grouped ? run_grouped_bench(grouped->cases, grouped->backends, grouped->dense, timing,
+                                                  args->seed, ceilings, on_row, &*power)
+                              : run_bench(cases, backends, timing, args->seed, ceilings, on_row,
+                                          power ? &*power : nullptr);
     progress.finish();
     fmt::print("{}", bench_table(rows));
     const BenchTimes times = BenchTimes::from_rows(rows, "this run");

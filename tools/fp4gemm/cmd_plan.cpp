@@ -17,6 +17,7 @@
 #include "model/bench_times.hpp"
 #include "model/json_fields.hpp"
 #include "model_options.hpp"
+#include "plan_json.hpp"
 #include "report/text_table.hpp"
 #include "shape_list.hpp"
 
@@ -30,6 +31,8 @@ struct PlanArgs {
   std::string from, backend, mode = "w4a16", link = "nvlink4";
   std::uint64_t seed = 1;
   double max_seconds = 0.5;
+  std::string json_path;
+  bool force = false;
 };
 
 std::vector<ParallelPlan> parse_plans(const PlanArgs& args, const ModelConfig& model) {
@@ -92,10 +95,8 @@ std::string plans_table(const ModelConfig& model, const PlanComparison& c, std::
                    {"comm us/layer", TextTable::Align::right}, {"bubble us", TextTable::Align::right},
                    {"forward us", TextTable::Align::right}, {"tokens/s/GPU", TextTable::Align::right}, {"bound"}});
   for (const PlanEstimate& e : c.ranked) {
-    const Stage& st = per_gpu_gemms(model, e.plan)[std::size_t(e.bottleneck_stage)];
-    const int layers = st.dense_layers + st.moe_layers;
     table.add_row({to_string(e.plan), std::to_string(e.plan.gpus()), std::to_string(e.microbatches),
-                   seconds_text(e.gemm_s), seconds_text(e.comm_s), seconds_text(e.comm_s / e.microbatches / layers),
+                   seconds_text(e.gemm_s), seconds_text(e.comm_s), seconds_text(comm_seconds_per_layer(model, e)),
                    seconds_text(e.bubble_s), seconds_text(e.forward_s),
                    fmt::format("{:.1f}", e.tokens_per_second(tokens) / e.plan.gpus()),
                    e.compute_bound() ? "compute" : "communication"});
@@ -117,14 +118,21 @@ void run_plan(const PlanArgs& args) {
         DefaultBackends::best_device);
     return std::pair{measure(args, model, plans, batches, backends.front()), std::string(backends.front()->name())};
   }() : load_times(args);
+  const std::string times_source = args.from.empty() ? "measured in this run" : fmt::format("from {}", args.from);
   fmt::print("{} on {} GPUs, link {} ({}); GEMM times: {} {} {}\n", model.name, args.gpus, link.name,
-             link.description, backend, to_string(mode),
-             args.from.empty() ? "measured in this run" : fmt::format("from {}", args.from));
+             link.description, backend, to_string(mode), times_source);
+  nlohmann::json batches_json = nlohmann::json::array();
   for (std::int64_t tokens : batches) {
     const PlanComparison c = compare_plans(model, plans, workload(args, tokens), link, times.timer(backend, mode));
     fmt::print("\nbatch {} tokens (GEMM, comm: the slowest stage over all micro-batches)\n{}{}", tokens,
                plans_table(model, c, tokens), c.verdict);
+    batches_json.push_back(plan_batch_json(model, c, tokens));
   }
+  if (args.json_path.empty()) return;
+  const PlanRunInfo info{model.name, std::string(link.name), backend, std::string(to_string(mode)), times_source,
+                         args.gpus};
+  write_text_atomically(args.json_path, plan_json(info, std::move(batches_json)).dump(2) + "\n", args.force,
+                        "--json");
 }
 
 }  // namespace
@@ -143,6 +151,8 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--link", args->link, "GPU-to-GPU link: nvlink4, nvlink5, pcie5");
   cmd->add_option("--seed", args->seed, "Seed of the random operands and of the routing");
   cmd->add_option("--max-seconds", args->max_seconds, "Time limit per measurement (seconds) when timing now");
+  cmd->add_option("--json", args->json_path, "Write the comparison as JSON to this file (docs/plan-json.md)");
+  cmd->add_flag("--force", args->force, "Replace an existing --json file");
   cmd->callback([args] { run_plan(*args); });
 }
 

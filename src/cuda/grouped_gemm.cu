@@ -1,0 +1,107 @@
+// Host launcher of the cuda-grouped kernels.
+//
+// Plan: one expert's GEMM at its largest chunk, M = min(bound, 32), is planned by the decode
+// planner (token blocks MT, N-tiles, K-splits, shared memory), and the grid repeats it for every
+// expert (grid z). The plan is the one a single GEMM of that size would use; with many experts
+// the grid holds more CTAs than needed to fill the GPU, which costs nothing but the split-K
+// partial sums. Bounds above 32 take ceil(bound / 32) rounds (launches).
+#include "cuda/grouped_gemm.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/gpu_requirement.hpp"
+#include "cuda/grouped_gemm.cuh"
+
+namespace fp4gemm::cuda {
+namespace {
+
+template <bool kAFp4, class F>
+decltype(auto) with_kernel(int token_blocks, F&& f) {
+  switch (token_blocks) {
+    case 1: return f(grouped::grouped_gemm_kernel<1, kAFp4>);
+    case 2: return f(grouped::grouped_gemm_kernel<2, kAFp4>);
+    default: break;
+  }
+  return f(grouped::grouped_gemm_kernel<4, kAFp4>);
+}
+
+template <class F>
+decltype(auto) with_kernel(Mode mode, int token_blocks, F&& f) {
+  return mode == Mode::w4a4 ? with_kernel<true>(token_blocks, f) : with_kernel<false>(token_blocks, f);
+}
+
+}  // namespace
+
+std::string GroupedPlan::describe() const {
+  return fmt::format("{} experts x ({}), {} round(s) for <= {} tokens per expert", experts,
+                     decode.describe(), rounds, max_tokens_per_expert);
+}
+
+Verdict grouped_kernel_image_present() {
+  return kernel_image_present(reinterpret_cast<const void*>(grouped::grouped_gemm_kernel<1, false>),
+                              "cuda-grouped");
+}
+
+GroupedPlan plan_grouped_gemm(const GemmProblem& expert, std::int64_t experts,
+                              std::int64_t max_tokens_per_expert) {
+  require(experts >= 1 && experts <= kMaxGroupedExperts, "experts = {} must be in 1..{} (the launch grid's z)",
+          experts, kMaxGroupedExperts);
+  require(max_tokens_per_expert >= 0, "max_tokens_per_expert = {} must be >= 0", max_tokens_per_expert);
+  GroupedPlan plan;
+  plan.expert = expert;
+  plan.expert.shape.m = std::clamp<std::int64_t>(max_tokens_per_expert, 1, kDecodeMaxM);
+  plan.decode = plan_decode_gemm(plan.expert);
+  plan.experts = experts;
+  plan.max_tokens_per_expert = max_tokens_per_expert;
+  const std::int64_t chunk = 8 * std::int64_t(plan.decode.token_blocks);
+  plan.rounds = int(std::max<std::int64_t>(1, (max_tokens_per_expert + chunk - 1) / chunk));
+  plan.workspace_floats = std::size_t(experts) * plan.decode.workspace_floats;
+  plan.counters = std::size_t(experts) * plan.decode.counters;
+  // The grouped kernel's own occupancy (it holds a few more registers than the decode kernel).
+  with_kernel(expert.mode, plan.decode.token_blocks, [&](auto kernel) {
+    FP4GEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            plan.decode.smem_bytes));
+    FP4GEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &plan.decode.ctas_per_sm, kernel, decode::kThreads, std::size_t(plan.decode.smem_bytes)));
+  });
+  require(plan.decode.ctas_per_sm >= 1, "cuda-grouped: {} B of shared memory cannot be resident on this GPU",
+          plan.decode.smem_bytes);
+  return plan;
+}
+
+void launch_grouped_gemm(const GroupedPlan& plan, const GroupedPointers& ptr, cudaStream_t stream) {
+  const GemmProblem& e = plan.expert;
+  grouped::Params p;
+  KernelPointers base;  // the pointers of expert 0 and row 0; the kernel offsets them per expert
+  base.b_data = ptr.b_data;
+  base.b_scales = ptr.b_scales;
+  base.a_data = ptr.a_data;
+  base.a_scales = ptr.a_scales;
+  base.a_bf16 = ptr.a_bf16;
+  base.out = ptr.out;
+  base.workspace = ptr.workspace;
+  base.counters = ptr.counters;
+  static_cast<GemmArgs&>(p.base) = gemm_args(e, base);
+  p.base.groups_per_split = plan.decode.groups_per_split;
+  p.offsets = ptr.expert_offsets;
+  p.offsets_int64 = ptr.offsets_int64;
+  p.alphas = ptr.alphas;
+  p.b_expert_scale_bytes = scale_bytes(e.scale_layout, e.shape.n, e.shape.k / block_size(e.format));
+  p.workspace_expert_floats = std::int64_t(plan.decode.workspace_floats);
+  p.counters_per_expert = std::int64_t(plan.decode.counters);
+  p.rounds = plan.rounds;
+  p.status = ptr.status;
+  const dim3 grid(unsigned(plan.decode.tiles_n), unsigned(plan.decode.splits), unsigned(plan.experts));
+  with_kernel(e.mode, plan.decode.token_blocks, [&](auto kernel) {
+    for (int round = 0; round < plan.rounds; ++round) {
+      p.round = round;
+      kernel<<<grid, decode::kThreads, std::size_t(plan.decode.smem_bytes), stream>>>(p);
+      FP4GEMM_CUDA_CHECK_LAUNCH();
+    }
+  });
+}
+
+}  // namespace fp4gemm::cuda

@@ -1,0 +1,119 @@
+// The grouped (MoE) GEMM backends against the per-expert CPU reference: cuda-grouped (one launch
+// for all experts) and cublas-bf16-loop, for every mode x format x scale layout x output dtype,
+// with empty experts, one expert, skewed counts (0, 1, 17, 33: token blocks of 8..32 and a
+// second round), counts on the chunk boundaries, N not a multiple of the 64-row tile and K with
+// many K-slices (split-K per expert). Output poisoned before each run, checked within the
+// backend's accuracy bound, not all zero, and the same bits on a second run. Also: int64
+// offsets, a bound above the counts (extra rounds with nothing to do), and an expert over the
+// bound reported by name.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "check/verify.hpp"
+#include "cuda/grouped_backend.hpp"
+#include "cuda/kernel_checks.hpp"
+#include "expect_error.hpp"
+#include "fp4gemm/device.hpp"
+#include "fp4gemm/error.hpp"
+#include "fp4gemm/grouped.hpp"
+
+namespace fp4gemm {
+namespace {
+
+using test::Combo;
+
+GroupedProblem grouped_of(const Combo& c, std::vector<std::int64_t> tokens, std::int64_t n, std::int64_t k) {
+  return {std::move(tokens), n, k, c.mode, c.format, c.layout, c.out};
+}
+
+std::vector<float> poison_run_read(GemmRun& run) {
+  run.poison_output();
+  run.run();
+  run.synchronize();
+  return run.output();
+}
+
+// Runs `run` twice on `ops` and checks D against the grouped reference.
+void check_run(GemmRun& run, const GroupedOperands& ops, const Accuracy& accuracy) {
+  const ReferenceResult reference = reference_grouped_gemm(ops);
+  const std::vector<float> d = poison_run_read(run);
+  const std::vector<float> again = poison_run_read(run);
+  EXPECT_EQ(0, std::memcmp(d.data(), again.data(), d.size() * sizeof(float))) << "a second run gave other bits";
+  if (d.empty()) return;  // every expert empty: nothing to compute
+  const VerifyResult v = verify_output(d, reference, ops.problem.dense_problem(), accuracy);
+  EXPECT_TRUE(v.passed) << v.failure << " (" << v.violations << " over the bound, " << v.unwritten
+                        << " unwritten, " << v.non_finite << " non-finite, worst ratio " << v.worst_ratio << ")";
+  bool any_nonzero = false;
+  for (float x : d) any_nonzero |= x != 0.0f;
+  EXPECT_TRUE(any_nonzero) << "output is all zeros";
+}
+
+void check_backend(const GroupedBackend& backend, const GroupedProblem& problem) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(fmt::format("{} {} seed {}", backend.name(), problem.describe(), seed));
+  const Verdict v = backend.can_implement(problem);
+  if (!v) {  // cublas-bf16-loop refuses f16 output of all but NVFP4 w4a4, as cublas-bf16 does
+    EXPECT_EQ(backend.name(), "cublas-bf16-loop") << v.reason;
+    return;
+  }
+  const GroupedOperands ops = random_grouped_operands(problem, seed);
+  check_run(*backend.prepare(ops), ops, backend.accuracy());
+}
+
+class GroupedGemm : public testing::TestWithParam<Combo> {
+ protected:
+  void SetUp() override {
+    if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+    for (const auto& b : all_grouped_backends()) ASSERT_TRUE(b->availability()) << b->availability().reason;
+  }
+};
+
+TEST_P(GroupedGemm, EmptyOneAndSkewedExperts) {
+  const Combo c = GetParam();
+  const std::int64_t b = block_size(c.format);
+  const std::vector<std::vector<std::int64_t>> counts = {
+      {0, 1, 17, 33}, {5}, {0, 0, 3, 0}, {8, 16, 32, 2, 0, 9}, {0, 0}};
+  for (const auto& backend : all_grouped_backends())
+    for (const auto& tokens : counts) check_backend(*backend, grouped_of(c, tokens, 131, 37 * b));
+}
+
+TEST_P(GroupedGemm, SplitKPerExpert) {
+  const Combo c = GetParam();
+  const std::int64_t b = block_size(c.format);
+  for (const auto& backend : all_grouped_backends())
+    check_backend(*backend, grouped_of(c, {4, 0, 16, 1}, 200, 384 * b));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllCombos, GroupedGemm, testing::ValuesIn(test::all_combos()), test::combo_name);
+
+class GroupedKernelOptions : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  }
+  const Combo combo{Mode::w4a4, Fp4Format::nvfp4, ScaleLayout::swizzled, DType::bf16};
+};
+
+TEST_F(GroupedKernelOptions, Int64OffsetsAndALooseBound) {
+  const GroupedOperands ops = random_grouped_operands(grouped_of(combo, {0, 3, 40, 1}, 96, 512), 21);
+  const Accuracy accuracy = find_grouped_backend("cuda-grouped").accuracy();
+  check_run(*cuda::prepare_grouped_kernel(ops, {true, std::nullopt}), ops, accuracy);
+  check_run(*cuda::prepare_grouped_kernel(ops, {false, 100}), ops, accuracy);  // 4 rounds, 2 idle
+}
+
+TEST_F(GroupedKernelOptions, AnExpertOverTheBoundIsReported) {
+  const GroupedOperands ops = random_grouped_operands(grouped_of(combo, {0, 17, 2}, 64, 256), 5);
+  const auto run = cuda::prepare_grouped_kernel(ops, {false, 8});
+  run->run();
+  run->synchronize();
+  test::expect_error<Error>([&] { run->output(); },
+                            "expert 1 received more than max_tokens_per_expert = 8 tokens");
+}
+
+}  // namespace
+}  // namespace fp4gemm
