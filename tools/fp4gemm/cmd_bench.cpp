@@ -1,8 +1,9 @@
 // fp4gemm bench: time backends on a preset's shapes, on -m/-n/-k, or on every GEMM one GPU runs
 // per forward of a model (--model/--config under --tp/--pp/--ep at --batch sizes, with per-layer
 // and per-forward totals: model_bench.hpp); print a table with each result's roofline verdict,
-// and write JSON/CSV/Markdown. Defaults: the seed preset's shapes, NVFP4, w4a16 and w4a4, the
-// backends of the best device present.
+// and write JSON/CSV/Markdown; --explain prints auto's choice of kernel per case. Defaults: the
+// seed preset's shapes, NVFP4, w4a16 and w4a4, the backends of the best device present.
+#include <algorithm>
 #include <optional>
 
 #include <fmt/format.h>
@@ -16,6 +17,7 @@
 #include "fp4gemm/io.hpp"
 #include "report/bench_plot.hpp"
 #include "report/bench_report.hpp"
+#include "report/dispatch_report.hpp"
 #include "report/progress.hpp"
 #include "model_bench.hpp"
 #include "model_options.hpp"
@@ -33,6 +35,7 @@ struct BenchArgs {
   std::string scale_layout = "linear";
   std::string json_path, csv_path, markdown_path, plot_path;
   bool force = false;
+  bool explain = false;
   std::uint64_t seed = 1;
   double max_seconds = 1.0;
   ModelArgs model;
@@ -111,6 +114,15 @@ std::vector<BenchCase> build_cases(const BenchArgs& args, const std::optional<Mo
   return cases;
 }
 
+// --explain prints auto's choices: some backend of the run must be one that dispatches.
+void require_dispatching_backend(const std::vector<const Backend*>& backends, const BenchCase& first) {
+  const bool dispatching = std::any_of(backends.begin(), backends.end(), [&](const Backend* b) {
+    return b->dispatch(first.problem).has_value();
+  });
+  require(dispatching, "--explain prints which kernel auto picks for each case: run auto (--backend "
+                       "auto, or with the others; `fp4gemm backends` says whether it is available here)");
+}
+
 // The datasheet ceilings of the GPU when one is present, else of the CPU (none known).
 Ceilings best_device_ceilings() {
   const std::vector<GpuInfo> gpus = query_gpus();
@@ -146,6 +158,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--plot", args->plot_path,
                   "Draw a roofline and time-versus-M per backend into this SVG file");
   cmd->add_flag("--force", args->force, "Replace existing --json/--csv/--markdown/--plot files");
+  cmd->add_flag("--explain", args->explain,
+                "Before the table, print for each case which kernel auto picked and why (its "
+                "table row, the candidates that refused and their reasons)");
   cmd->add_option("--seed", args->seed, "Seed of the random operands");
   cmd->add_option("--max-seconds", args->max_seconds, "Time limit per measurement (seconds)");
   add_model_options(*cmd, args->model, true);
@@ -159,6 +174,7 @@ void add_bench_command(CLI::App& app) {
         select_backends(args->backends, DefaultBackends::best_device);
     const std::optional<ModelBench> model = model_bench(*args, *cmd, backends);
     const std::vector<BenchCase> cases = build_cases(*args, model);
+    if (args->explain && !cases.empty()) require_dispatching_backend(backends, cases.front());
     const TimingOptions timing = timing_with_limit(args->max_seconds, "--max-seconds");
     const std::string device = describe_best_device();
     const Ceilings ceilings = best_device_ceilings();
@@ -174,6 +190,7 @@ void add_bench_command(CLI::App& app) {
                                 [&](const BenchRow& row) { progress.row_done(row); },
                                 power ? &*power : nullptr);
     progress.finish();
+    if (args->explain) fmt::print("{}", explain_dispatch(rows));
     fmt::print("{}", bench_table(rows));
     const BenchTimes times = BenchTimes::from_rows(rows, "this run");
     if (model) fmt::print("{}", model_bench_table(*model, times));
