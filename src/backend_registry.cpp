@@ -32,6 +32,12 @@ bool is_poison(float value) {
   return bits == 0xFFFFFFFFu || bits == 0xFFFF0000u || bits == 0xFFFFE000u;
 }
 
+std::string Dispatch::describe_refusals() const {
+  std::string out;
+  for (const Refusal& r : refused) out += fmt::format("{}{}: {}", out.empty() ? "" : "; ", r.backend, r.reason);
+  return out;
+}
+
 const std::vector<std::unique_ptr<Backend>>& all_backends() {
   static const std::vector<std::unique_ptr<Backend>> backends = [] {
     std::vector<std::unique_ptr<Backend>> list;

@@ -4,6 +4,7 @@
 // take a given problem and why not (can_implement), and prepares operands into a GemmRun whose
 // run() is the region a benchmark times.
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,20 @@ enum class OperandEncoding { fp4, bf16, fp8 };
 // CPU cores (no datasheet ceiling), or GPU tensor cores taking BF16, FP8 or FP4 inputs.
 enum class ComputePath { cpu, bf16_tensor, fp8_tensor, fp4_tensor };
 
+// Which backend a dispatching backend (`auto`) runs a problem on, and why: the rule that named
+// its first candidate, then each candidate that refused (fallback order) with its reason.
+struct Refusal {
+  std::string backend;
+  std::string reason;
+};
+struct Dispatch {
+  std::string rule;              // e.g. "sm_90, M 1..32: cuda-decode (H200: ...)"
+  std::vector<Refusal> refused;  // in the order they were asked
+  std::string chosen;            // the backend that runs it; empty when every candidate refused
+  // "cuda-wgmma: K = 48: ...; cuda-mma: ..." (empty without refusals)
+  std::string describe_refusals() const;
+};
+
 // A problem prepared on a backend: operands converted and resident where the backend computes.
 class GemmRun {
  public:
@@ -76,6 +91,9 @@ class Backend {
     return encoding() == OperandEncoding::fp8 ? ComputePath::fp8_tensor : ComputePath::bf16_tensor;
   }
   virtual std::unique_ptr<GemmRun> prepare(const GemmOperands& operands) const = 0;
+  // Backends that hand each problem to another backend (auto) say which one and why; the rest
+  // run problems themselves (nullopt).
+  virtual std::optional<Dispatch> dispatch(const GemmProblem&) const { return std::nullopt; }
 };
 
 // Every backend compiled into this build, available or not, in a stable order.

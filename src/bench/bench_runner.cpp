@@ -73,6 +73,7 @@ std::vector<BenchRow> run_bench(const std::vector<BenchCase>& cases,
       row.backend = std::string(backend->name());
       row.bench_case = cases[c];
       row.bytes = gemm_bytes(problem, backend->encoding());
+      row.dispatch = backend->dispatch(problem);
       if (const Verdict v = backend->can_implement(problem); !v) {
         row.note = v.reason;
       } else {

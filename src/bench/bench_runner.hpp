@@ -29,6 +29,7 @@ struct BenchRow {
   double bytes = 0;     // bytes the backend must move at least once (its operand encoding)
   Roofline roofline;    // of the median time (left empty when the row did not run)
   std::optional<PowerSummary> power;  // GPU rows, when NVML is available (PowerMonitor)
+  std::optional<Dispatch> dispatch;   // rows of a dispatching backend (auto): which kernel, why
   double tflops() const { return ran ? bench_case.problem.shape.flops() / timing.median_s * 1e-12 : 0; }
   double gbps() const { return ran ? bytes / timing.median_s * 1e-9 : 0; }
 };

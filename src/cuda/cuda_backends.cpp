@@ -1,6 +1,7 @@
 // fp4gemm's own CUDA kernel backends, in the order the registry lists them.
 #include "cuda/cuda_backends.hpp"
 
+#include "cuda/auto_backend.hpp"
 #include "cuda/decode_backend.hpp"
 #include "cuda/grouped_backend.hpp"
 #include "cuda/mma_backend.hpp"
@@ -12,6 +13,7 @@ void add_cuda_backends(std::vector<std::unique_ptr<Backend>>& list) {
   list.push_back(cuda::make_mma_backend());
   list.push_back(cuda::make_decode_backend());
   list.push_back(cuda::make_wgmma_backend());
+  list.push_back(cuda::make_auto_backend());  // dispatches to the three above
 }
 
 void add_cuda_grouped_backends(std::vector<std::unique_ptr<GroupedBackend>>& list) {

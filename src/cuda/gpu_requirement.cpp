@@ -49,4 +49,9 @@ int current_device_attribute(cudaDeviceAttr attribute) {
   return value;
 }
 
+int current_device_sm() {
+  return current_device_attribute(cudaDevAttrComputeCapabilityMajor) * 10 +
+         current_device_attribute(cudaDevAttrComputeCapabilityMinor);
+}
+
 }  // namespace fp4gemm::cuda

@@ -21,6 +21,9 @@ Verdict require_sm_exactly(int sm, std::string_view need);
 // covers sm_80, 90a, 100a, 120a; e.g. sm_103 has none); otherwise why not, naming `backend`.
 Verdict kernel_image_present(const void* kernel, std::string_view backend);
 
+// The current device's architecture, 10 * major + minor (throws Error without a device).
+int current_device_sm();
+
 // An attribute of the current device (throws Error with the runtime's reason).
 int current_device_attribute(cudaDeviceAttr attribute);
 

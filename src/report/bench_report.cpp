@@ -1,7 +1,10 @@
 #include "report/bench_report.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
+#include "report/dispatch_report.hpp"
 #include "report/text_table.hpp"
 
 #ifndef FP4GEMM_GIT_REVISION
@@ -11,10 +14,10 @@
 namespace fp4gemm {
 namespace {
 
-bool any_power(const std::vector<BenchRow>& rows) {
-  for (const BenchRow& r : rows)
-    if (r.power) return true;
-  return false;
+// Whether some row has the optional `field` (power, dispatch).
+template <class T>
+bool any_row_has(const std::vector<BenchRow>& rows, std::optional<T> BenchRow::*field) {
+  return std::any_of(rows.begin(), rows.end(), [field](const BenchRow& r) { return (r.*field).has_value(); });
 }
 
 // The power summary's fields (JSON object "power"; CSV columns "power_<field>").
@@ -65,6 +68,7 @@ nlohmann::ordered_json row_fields(const BenchRow& r) {
   j["efficiency"] = r.roofline.efficiency;
   j["verdict"] = r.roofline.verdict;
   if (r.power) j["power"] = power_fields(*r.power);
+  if (r.dispatch) j["dispatch"] = dispatch_fields(*r.dispatch);
   return j;
 }
 
@@ -82,7 +86,7 @@ TextTable make_bench_table(const std::vector<BenchRow>& rows) {
       {"time us", A::right}, {"p10-p90 us", A::right}, {"TFLOPS", A::right}, {"GB/s", A::right},
       {"% floor", A::right}, {"backend", A::left},   {"verdict", A::left}, {"description", A::left}};
   // The power column only when some row has a power summary (GPU rows with NVML).
-  const bool power = any_power(rows);
+  const bool power = any_row_has(rows, &BenchRow::power);
   if (power) columns.push_back({"power", A::left});
   TextTable table(std::move(columns));
   auto power_cell = [&](const BenchRow& r, std::vector<std::string> cells) {
@@ -108,6 +112,18 @@ TextTable make_bench_table(const std::vector<BenchRow>& rows) {
             r.bench_case.description}));
   }
   return table;
+}
+
+// Moves the object j[key] into columns "<key>_<field>" (arrays as their JSON text) when
+// `columns`, with empty cells under `blank`'s field names where the row has none; drops it
+// otherwise. Every line then has the header's columns.
+void flatten_object(nlohmann::ordered_json& j, const std::string& key, bool columns,
+                    const nlohmann::ordered_json& blank) {
+  const nlohmann::ordered_json nested = j.contains(key) ? j[key] : nlohmann::ordered_json();
+  j.erase(key);
+  if (!columns) return;
+  for (auto it = blank.begin(); it != blank.end(); ++it)
+    j[key + "_" + it.key()] = nested.is_null() ? nlohmann::ordered_json("") : nested[it.key()];
 }
 
 }  // namespace
@@ -144,17 +160,14 @@ nlohmann::json bench_json(const std::vector<BenchRow>& rows, const BenchContext&
 std::string bench_csv(const std::vector<BenchRow>& rows) {
   std::string out;
   bool header = true;
-  // Power columns ("power_mean_w", ...) for every row when some row has a power summary (empty
-  // cells in the others), so that every line has the header's columns.
-  const bool power = any_power(rows);
+  // Power columns ("power_mean_w", ...) when some row has a power summary, dispatch columns
+  // ("dispatch_kernel", "dispatch_rule", "dispatch_refused") when some row has a dispatch.
+  const bool power = any_row_has(rows, &BenchRow::power);
+  const bool dispatch = any_row_has(rows, &BenchRow::dispatch);
   for (const BenchRow& r : rows) {
     nlohmann::ordered_json j = row_fields(r);
-    j.erase("power");
-    if (power) {
-      const nlohmann::ordered_json pf = power_fields(r.power.value_or(PowerSummary{}));
-      for (auto it = pf.begin(); it != pf.end(); ++it)
-        j["power_" + it.key()] = r.power ? *it : nlohmann::ordered_json("");
-    }
+    flatten_object(j, "power", power, power_fields(PowerSummary{}));
+    flatten_object(j, "dispatch", dispatch, dispatch_fields(Dispatch{}));
     if (header) {
       for (auto it = j.begin(); it != j.end(); ++it) out += (it == j.begin() ? "" : ",") + it.key();
       out += "\n";

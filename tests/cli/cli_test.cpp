@@ -218,6 +218,15 @@ TEST_F(CliTest, BenchGroupedRejectsBadOptionsNamingTheArgument) {
   }
 }
 
+// --explain prints auto's choices; a run without auto has none to print, and says so before
+// timing anything.
+TEST_F(CliTest, BenchExplainNeedsAuto) {
+  const Result r = run_cli("bench -m 1 -n 64 -k 256 --backend cpu-fast --explain");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.output, HasSubstr("--explain prints which kernel auto picks"));
+  EXPECT_THAT(r.output, testing::Not(HasSubstr("TFLOPS")));
+}
+
 TEST_F(CliTest, QuantizeWritesModelOptSafetensors) {
   const HostMatrix x = write_random_npy("w.npy", 4, 64, 1);
   const Result r = run_cli("quantize --input " + path("w.npy") + " --output " + path("w.safetensors"));

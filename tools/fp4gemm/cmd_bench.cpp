@@ -1,9 +1,9 @@
 // fp4gemm bench: time backends on a preset's shapes, on -m/-n/-k, or on every GEMM one GPU runs
 // per forward of a model (--model/--config under --tp/--pp/--ep at --batch sizes, with per-layer
 // and per-forward totals: model_bench.hpp), or the MoE grouped GEMM (--grouped: grouped_bench.hpp);
-// print a table with each result's roofline verdict,
-// and write JSON/CSV/Markdown. Defaults: the seed preset's shapes, NVFP4, w4a16 and w4a4, the
-// backends of the best device present.
+// print a table with each result's roofline verdict, and write JSON/CSV/Markdown; --explain
+// prints auto's choice of kernel per case. Defaults: the seed preset's shapes, NVFP4, w4a16 and
+// w4a4, the backends of the best device present.
 #include <algorithm>
 #include <optional>
 
@@ -20,6 +20,7 @@
 #include "fp4gemm/io.hpp"
 #include "report/bench_plot.hpp"
 #include "report/bench_report.hpp"
+#include "report/dispatch_report.hpp"
 #include "report/progress.hpp"
 #include "grouped_bench.hpp"
 #include "model_bench.hpp"
@@ -39,6 +40,7 @@ struct BenchArgs {
   std::string json_path, csv_path, markdown_path, plot_path;
   std::string ceilings = "auto";
   bool force = false;
+  bool explain = false;
   std::uint64_t seed = 1;
   double max_seconds = 1.0;
   ModelArgs model;
@@ -140,6 +142,15 @@ std::optional<GroupedBench> grouped_run(const BenchArgs& args, const CLI::App& c
   return grouped_bench(args.grouped, gemm, args.backends);
 }
 
+// --explain prints auto's choices: some backend of the run must be one that dispatches.
+void require_dispatching_backend(const std::vector<const Backend*>& backends, const BenchCase& first) {
+  const bool dispatching = std::any_of(backends.begin(), backends.end(), [&](const Backend* b) {
+    return b->dispatch(first.problem).has_value();
+  });
+  require(dispatching, "--explain prints which kernel auto picks for each case: run auto (--backend "
+                       "auto, or with the others; `fp4gemm backends` says whether it is available here)");
+}
+
 // The ceilings of the GPU when one is present, else of the CPU (none known), as --ceilings
 // `choice` says (bench/ceilings_choice.hpp: measured when cached, else the datasheet's).
 Ceilings best_device_ceilings(const std::string& choice) {
@@ -181,6 +192,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--ceilings", args->ceilings,
                   "Roofline ceilings: auto (measured by `fp4gemm ceilings` when cached for this GPU "
                   "and driver, else datasheet), datasheet, measured, or a `ceilings --json` FILE");
+  cmd->add_flag("--explain", args->explain,
+                "Before the table, print for each case which kernel auto picked and why (its "
+                "table row, the candidates that refused and their reasons)");
   cmd->add_option("--seed", args->seed, "Seed of the random operands");
   cmd->add_option("--max-seconds", args->max_seconds, "Time limit per measurement (seconds)");
   add_model_options(*cmd, args->model, true);
@@ -196,6 +210,7 @@ void add_bench_command(CLI::App& app) {
         grouped ? std::vector<const Backend*>{} : select_backends(args->backends, DefaultBackends::best_device);
     const std::optional<ModelBench> model = model_bench(*args, *cmd, backends);
     const std::vector<BenchCase> cases = grouped ? std::vector<BenchCase>{} : build_cases(*args, model);
+    if (args->explain && !cases.empty()) require_dispatching_backend(backends, cases.front());
     const TimingOptions timing = timing_with_limit(args->max_seconds, "--max-seconds");
     const std::string device = describe_best_device();
     const Ceilings ceilings = best_device_ceilings(args->ceilings);
@@ -219,6 +234,7 @@ void add_bench_command(CLI::App& app) {
                               : run_bench(cases, backends, timing, args->seed, ceilings, on_row,
                                           power ? &*power : nullptr);
     progress.finish();
+    if (args->explain) fmt::print("{}", explain_dispatch(rows));
     fmt::print("{}", bench_table(rows));
     const BenchTimes times = BenchTimes::from_rows(rows, "this run");
     if (model) fmt::print("{}", model_bench_table(*model, times));

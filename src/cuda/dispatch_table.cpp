@@ -1,0 +1,93 @@
+// auto's table (dispatch_table.hpp says how a row is read) and its lookup.
+//
+// To add a row: measure the candidates on the shapes in question (`fp4gemm bench --backend
+// cuda-decode,cuda-wgmma,cuda-mma -m ...`), commit the result under bench/results/, and put the
+// row above the architecture's catch-all row, naming that file in a comment and the numbers that
+// decided it in `basis`. table_fault (checked at compile time below) rejects a table some shape
+// would fall through.
+#include "cuda/dispatch_table.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "fp4gemm/error.hpp"
+
+namespace fp4gemm::cuda {
+namespace {
+
+constexpr DispatchRow kTable[] = {
+    // sm_90 (H100, H200). bench/results/h200_decode_v3/bench_6144_16384.txt (cuda-decode v3),
+    // bench/results/h200_gpu_backends/bench_6144.txt and h200_decode_v1/bench_a.txt (cuda-mma):
+    // on 6144x6144 w4a16 the decode kernel beats cuda-mma at every M up to 32 (both lose to
+    // cublas-bf16 at M = 16 and 32, which is not ours to pick).
+    {.sm = 90, .m_max = 32, .backend = "cuda-decode",
+     .basis = "H200 6144x6144 w4a16: cuda-decode 15.5 / 24.9 / 37.5 us, cuda-mma 29.2 / 29.4 / "
+              "56.3 us at M = 1 / 16 / 32"},
+    // Past the decode kernels' M and below kSm90WgmmaMinM: cuda-mma, the kernel measured there.
+    {.sm = 90, .m_max = kSm90WgmmaMinM - 1, .backend = "cuda-mma",
+     .basis = "above the decode kernels' M = 32; cuda-wgmma not measured here yet"},
+    // unmeasured: first H200 numbers pending (cuda-wgmma's tile is 128 tokens wide).
+    {.sm = 90, .backend = "cuda-wgmma", .basis = "unmeasured: first H200 numbers pending"},
+    // Other architectures (sm_80, sm_89, sm_100, sm_120, ...): no measurement of their own yet;
+    // the decode boundary is the H200's (the kernels take M <= 32), cuda-mma above it.
+    {.sm = kOtherSm, .m_max = 32, .backend = "cuda-decode",
+     .basis = "the sm_90 measurement: cuda-decode beats cuda-mma up to M = 32 on the H200"},
+    {.sm = kOtherSm, .backend = "cuda-mma", .basis = "our only kernel for M > 32 off Hopper"},
+};
+static_assert(table_fault(kTable).empty(), "auto's dispatch table is malformed (table_fault)");
+
+bool takes(const DispatchRow& row, const GemmShape& shape) {
+  return shape.m <= row.m_max && shape.n <= row.n_max && shape.k <= row.k_max;
+}
+
+}  // namespace
+
+std::span<const DispatchRow> dispatch_table() { return kTable; }
+
+std::size_t dispatch_row(std::span<const DispatchRow> table, int sm, const GemmShape& shape) {
+  const std::string_view fault = table_fault(table);
+  require(fault.empty(), "dispatch table: {}", fault);
+  const bool own_rows =
+      std::any_of(table.begin(), table.end(), [sm](const DispatchRow& r) { return r.sm == sm; });
+  const int key = own_rows ? sm : kOtherSm;
+  for (std::size_t i = 0; i < table.size(); ++i)
+    if (table[i].sm == key && takes(table[i], shape)) return i;
+  throw Error("dispatch table: no row takes the shape although table_fault found none missing");
+}
+
+std::string describe_row(std::span<const DispatchRow> table, std::size_t row, int sm) {
+  const DispatchRow& r = table[row];
+  // The rows above of the same architecture that bound only M cut off every M up to theirs.
+  std::int64_t m_first = 1;
+  for (std::size_t j = 0; j < row; ++j)
+    if (table[j].sm == r.sm && table[j].n_max == kAnyExtent && table[j].k_max == kAnyExtent)
+      m_first = std::max(m_first, table[j].m_max + 1);
+  std::string shapes = r.m_max != kAnyExtent ? fmt::format("M {}..{}", m_first, r.m_max)
+                       : m_first > 1         ? fmt::format("M >= {}", m_first)
+                                             : std::string("any M");
+  if (r.n_max != kAnyExtent) shapes += fmt::format(", N <= {}", r.n_max);
+  if (r.k_max != kAnyExtent) shapes += fmt::format(", K <= {}", r.k_max);
+  const std::string arch = r.sm == kOtherSm ? fmt::format("sm_{} (default rows)", sm) : fmt::format("sm_{}", sm);
+  return fmt::format("{}, {}: {} ({})", arch, shapes, r.backend, r.basis);
+}
+
+Dispatch resolve_dispatch(std::span<const DispatchRow> table, int sm, const GemmShape& shape,
+                          const CandidateCheck& check) {
+  const std::size_t row = dispatch_row(table, sm, shape);
+  Dispatch dispatch;
+  dispatch.rule = describe_row(table, row, sm);
+  const auto first = std::find(std::begin(kFallbackOrder), std::end(kFallbackOrder), table[row].backend);
+  for (auto candidate = first; candidate != std::end(kFallbackOrder); ++candidate) {
+    const Verdict verdict = check(*candidate);
+    if (verdict) {
+      dispatch.chosen = std::string(*candidate);
+      return dispatch;
+    }
+    dispatch.refused.push_back({std::string(*candidate), verdict.reason});
+  }
+  return dispatch;
+}
+
+}  // namespace fp4gemm::cuda

@@ -1,0 +1,197 @@
+// auto's dispatch table, without a GPU: every row of every architecture selected at its first and
+// last M (and not past it), the sm_90 rows as measured, architectures without rows of their own
+// on the default rows, the fallback order when a candidate refuses (with the real can_implement of
+// each backend: NVFP4 K = 48 on sm_90 at M = 256 goes from cuda-wgmma to cuda-mma), malformed
+// tables rejected, and the candidates' declared accuracy equal to auto's.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cuda/dispatch_table.hpp"
+#include "fp4gemm/backend.hpp"
+#include "fp4gemm/error.hpp"
+
+namespace fp4gemm::cuda {
+namespace {
+
+using testing::HasSubstr;
+
+// The backend the real table picks first for a GPU of `sm` and M (N = K = 6144).
+std::string pick(int sm, std::int64_t m) {
+  const auto table = dispatch_table();
+  return std::string(table[dispatch_row(table, sm, {m, 6144, 6144})].backend);
+}
+
+// Everything accepted: the table's own pick wins.
+const CandidateCheck kAllAccept = [](std::string_view) { return Verdict::yes(); };
+
+// The real backends' admission rules, which need no GPU (availability is left out: no device here).
+CandidateCheck admission_of(const GemmProblem& problem) {
+  return [problem](std::string_view name) { return find_backend(name).can_implement(problem); };
+}
+
+TEST(DispatchTable, IsWellFormed) { EXPECT_EQ(table_fault(dispatch_table()), ""); }
+
+// Each row is the pick at its first M and its last M, and the one after its last M is not it
+// (a boundary moved by one in either direction fails here).
+TEST(DispatchTable, EveryRowTakesExactlyItsRangeOfM) {
+  const auto table = dispatch_table();
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const DispatchRow& row = table[i];
+    ASSERT_EQ(row.n_max, kAnyExtent) << "extend this test for rows keyed on N";
+    ASSERT_EQ(row.k_max, kAnyExtent) << "extend this test for rows keyed on K";
+    const int sm = row.sm == kOtherSm ? 86 : row.sm;
+    std::int64_t first = 1;
+    if (i > 0 && table[i - 1].sm == row.sm) first = table[i - 1].m_max + 1;
+    SCOPED_TRACE(describe_row(table, i, sm));
+    EXPECT_EQ(dispatch_row(table, sm, {first, 64, 64}), i);
+    const std::int64_t last = row.m_max == kAnyExtent ? std::int64_t(1) << 40 : row.m_max;
+    EXPECT_EQ(dispatch_row(table, sm, {last, 64, 64}), i);
+    if (row.m_max != kAnyExtent) {
+      EXPECT_NE(dispatch_row(table, sm, {row.m_max + 1, 64, 64}), i);
+    }
+  }
+}
+
+// The sm_90 rows as measured on the H200 (dispatch_table.cpp names the result files).
+TEST(DispatchTable, Sm90DecodeUpTo32ThenMmaThenWgmma) {
+  for (std::int64_t m : {1, 2, 17, 32}) EXPECT_EQ(pick(90, m), "cuda-decode") << "M = " << m;
+  for (std::int64_t m : {std::int64_t(33), std::int64_t(64), kSm90WgmmaMinM - 1})
+    EXPECT_EQ(pick(90, m), "cuda-mma") << "M = " << m;
+  for (std::int64_t m : {kSm90WgmmaMinM, std::int64_t(256), std::int64_t(8192)})
+    EXPECT_EQ(pick(90, m), "cuda-wgmma") << "M = " << m;
+}
+
+// Every other architecture: decode up to M = 32, cuda-mma above; never cuda-wgmma (sm_90a only).
+TEST(DispatchTable, OtherArchitecturesDecodeUpTo32ThenMma) {
+  for (int sm : {80, 86, 89, 100, 103, 120}) {
+    SCOPED_TRACE("sm_" + std::to_string(sm));
+    EXPECT_EQ(pick(sm, 1), "cuda-decode");
+    EXPECT_EQ(pick(sm, 32), "cuda-decode");
+    for (std::int64_t m : {33, 128, 256, 8192}) EXPECT_EQ(pick(sm, m), "cuda-mma") << "M = " << m;
+  }
+}
+
+TEST(DispatchTable, RuleNamesArchitectureRangeBackendAndMeasurement) {
+  const auto table = dispatch_table();
+  const Dispatch mma = resolve_dispatch(table, 90, {64, 6144, 6144}, kAllAccept);
+  EXPECT_THAT(mma.rule, HasSubstr(fmt::format("sm_90, M 33..{}: cuda-mma", kSm90WgmmaMinM - 1)));
+  const Dispatch wgmma = resolve_dispatch(table, 90, {4096, 6144, 6144}, kAllAccept);
+  EXPECT_THAT(wgmma.rule, HasSubstr(fmt::format("sm_90, M >= {}: cuda-wgmma", kSm90WgmmaMinM)));
+  EXPECT_THAT(wgmma.rule, HasSubstr("unmeasured: first H200 numbers pending"));
+  const Dispatch decode = resolve_dispatch(table, 90, {1, 6144, 6144}, kAllAccept);
+  EXPECT_THAT(decode.rule, HasSubstr("sm_90, M 1..32: cuda-decode (H200 6144x6144"));
+  const Dispatch other = resolve_dispatch(table, 89, {1, 6144, 6144}, kAllAccept);
+  EXPECT_THAT(other.rule, HasSubstr("sm_89 (default rows), M 1..32: cuda-decode"));
+  for (const Dispatch* d : {&mma, &wgmma, &decode, &other}) EXPECT_TRUE(d->refused.empty());
+  EXPECT_EQ(mma.chosen, "cuda-mma");
+  EXPECT_EQ(wgmma.chosen, "cuda-wgmma");
+  EXPECT_EQ(decode.chosen, "cuda-decode");
+}
+
+// cuda-wgmma refuses NVFP4 K % 32 != 0 (TMA row alignment): the problem falls to cuda-mma and the
+// refusal's reason is recorded.
+TEST(DispatchFallback, Nvfp4K48OnSm90FallsFromWgmmaToMma) {
+  const GemmProblem problem{{256, 768, 48}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::linear, DType::bf16};
+  const Dispatch d = resolve_dispatch(dispatch_table(), 90, problem.shape, admission_of(problem));
+  EXPECT_EQ(d.chosen, "cuda-mma");
+  ASSERT_EQ(d.refused.size(), 1u);
+  EXPECT_EQ(d.refused[0].backend, "cuda-wgmma");
+  EXPECT_THAT(d.refused[0].reason, HasSubstr("K = 48"));
+  EXPECT_THAT(d.refused[0].reason, HasSubstr("TMA"));
+  EXPECT_THAT(d.describe_refusals(), HasSubstr("cuda-wgmma: K = 48"));
+  EXPECT_THAT(d.rule, HasSubstr("cuda-wgmma"));
+}
+
+// The same K at decode sizes stays on cuda-decode, which takes any K of the format.
+TEST(DispatchFallback, Nvfp4K48AtDecodeSizesStaysOnDecode) {
+  const GemmProblem problem{{4, 768, 48}, Mode::w4a4, Fp4Format::nvfp4, ScaleLayout::swizzled, DType::f32};
+  const Dispatch d = resolve_dispatch(dispatch_table(), 90, problem.shape, admission_of(problem));
+  EXPECT_EQ(d.chosen, "cuda-decode");
+  EXPECT_TRUE(d.refused.empty());
+}
+
+// A refused pick goes down the fixed order decode -> wgmma -> mma, in that order, never up.
+TEST(DispatchFallback, FollowsTheFixedOrderDownFromThePick) {
+  std::vector<std::string> asked;
+  const CandidateCheck refuse_all_but_mma = [&](std::string_view name) {
+    asked.emplace_back(name);
+    return name == "cuda-mma" ? Verdict::yes() : Verdict::no(fmt::format("{} says no", name));
+  };
+  const Dispatch d = resolve_dispatch(dispatch_table(), 90, {1, 64, 64}, refuse_all_but_mma);
+  EXPECT_EQ(asked, (std::vector<std::string>{"cuda-decode", "cuda-wgmma", "cuda-mma"}));
+  EXPECT_EQ(d.chosen, "cuda-mma");
+  EXPECT_EQ(d.describe_refusals(), "cuda-decode: cuda-decode says no; cuda-wgmma: cuda-wgmma says no");
+
+  asked.clear();
+  resolve_dispatch(dispatch_table(), 90, {4096, 64, 64}, refuse_all_but_mma);
+  EXPECT_EQ(asked, (std::vector<std::string>{"cuda-wgmma", "cuda-mma"})) << "cuda-decode is above cuda-wgmma";
+}
+
+TEST(DispatchFallback, EveryCandidateRefusingLeavesNoChoiceAndEveryReason) {
+  const CandidateCheck refuse = [](std::string_view name) { return Verdict::no(std::string(name) + " is busy"); };
+  const Dispatch d = resolve_dispatch(dispatch_table(), 80, {1, 64, 64}, refuse);
+  EXPECT_EQ(d.chosen, "");
+  ASSERT_EQ(d.refused.size(), 3u);
+  EXPECT_EQ(d.refused[2].reason, "cuda-mma is busy");
+}
+
+// Rows keyed on N and K: the first row that takes the shape wins, the catch-all takes the rest.
+TEST(DispatchTableLookup, RowsKeyedOnNAndK) {
+  constexpr DispatchRow table[] = {
+      {.sm = 90, .m_max = 64, .n_max = 1024, .backend = "cuda-decode", .basis = "small N"},
+      {.sm = 90, .m_max = 64, .k_max = 512, .backend = "cuda-wgmma", .basis = "short K"},
+      {.sm = 90, .backend = "cuda-mma", .basis = "the rest"},
+      {.sm = kOtherSm, .backend = "cuda-mma", .basis = "elsewhere"},
+  };
+  static_assert(table_fault(table).empty());
+  EXPECT_EQ(dispatch_row(table, 90, {64, 1024, 4096}), 0u);
+  EXPECT_EQ(dispatch_row(table, 90, {64, 1025, 512}), 1u);
+  EXPECT_EQ(dispatch_row(table, 90, {64, 1025, 513}), 2u);
+  EXPECT_EQ(dispatch_row(table, 90, {65, 8, 8}), 2u);
+  EXPECT_EQ(dispatch_row(table, 80, {1, 8, 8}), 3u);
+  EXPECT_THAT(describe_row(table, 0, 90), HasSubstr("sm_90, M 1..64, N <= 1024: cuda-decode (small N)"));
+  EXPECT_THAT(describe_row(table, 1, 90), HasSubstr("sm_90, M 1..64, K <= 512: cuda-wgmma"));
+  EXPECT_THAT(describe_row(table, 3, 75), HasSubstr("sm_75 (default rows), any M: cuda-mma"));
+}
+
+TEST(DispatchTableLookup, MalformedTablesAreRejected) {
+  constexpr DispatchRow no_catch_all[] = {{.sm = 90, .m_max = 32, .backend = "cuda-decode", .basis = "test"},
+                                          {.sm = kOtherSm, .backend = "cuda-mma", .basis = "test"}};
+  constexpr DispatchRow unreachable[] = {{.sm = kOtherSm, .backend = "cuda-mma", .basis = "test"},
+                                         {.sm = kOtherSm, .m_max = 8, .backend = "cuda-decode", .basis = "test"}};
+  constexpr DispatchRow split_group[] = {{.sm = 90, .backend = "cuda-mma", .basis = "test"},
+                                         {.sm = kOtherSm, .backend = "cuda-mma", .basis = "test"},
+                                         {.sm = 90, .backend = "cuda-mma", .basis = "test"}};
+  constexpr DispatchRow unknown[] = {{.sm = kOtherSm, .backend = "cublas-bf16", .basis = "test"}};
+  constexpr DispatchRow no_default[] = {{.sm = 90, .backend = "cuda-mma", .basis = "test"}};
+  EXPECT_THAT(std::string(table_fault(no_catch_all)), HasSubstr("takes every shape"));
+  EXPECT_THAT(std::string(table_fault(unreachable)), HasSubstr("takes every shape"));
+  EXPECT_THAT(std::string(table_fault(split_group)), HasSubstr("not contiguous"));
+  EXPECT_THAT(std::string(table_fault(unknown)), HasSubstr("kFallbackOrder"));
+  EXPECT_THAT(std::string(table_fault(no_default)), HasSubstr("other architectures"));
+  try {
+    dispatch_row(no_catch_all, 90, {64, 8, 8});
+    ADD_FAILURE() << "a malformed table was used";
+  } catch (const InvalidArgument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("dispatch table: "));
+  }
+}
+
+// check derives auto's tolerance from auto's accuracy(): each candidate must declare the same.
+TEST(AutoBackend, CandidatesDeclareAutosAccuracy) {
+  const Accuracy a = find_backend("auto").accuracy();
+  for (std::string_view name : kFallbackOrder) {
+    const Accuracy c = find_backend(name).accuracy();
+    EXPECT_EQ(c.exact, a.exact) << name;
+    EXPECT_EQ(c.input_relative_error, a.input_relative_error) << name;
+    EXPECT_EQ(c.accumulation_unit, a.accumulation_unit) << name;
+  }
+  EXPECT_EQ(find_backend("auto").device(), DeviceKind::cuda);
+}
+
+}  // namespace
+}  // namespace fp4gemm::cuda
