@@ -16,6 +16,10 @@ bool is_poison(float value) {
   return bits == 0xFFFFFFFFu || bits == 0xFFFF0000u || bits == 0xFFFFE000u;
 }
 
+void GemmRun::bind_cuda_stream(void*) {
+  throw InvalidArgument("bind_cuda_stream: this run computes on the host and has no CUDA stream");
+}
+
 const std::vector<std::unique_ptr<Backend>>& all_backends() {
   static const std::vector<std::unique_ptr<Backend>> backends = [] {
     std::vector<std::unique_ptr<Backend>> list;

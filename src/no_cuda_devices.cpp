@@ -10,4 +10,6 @@ std::vector<GpuInfo> query_gpus(std::string* why_none) {
 
 bool cuda_device_present() { return false; }
 
+GpuMemory current_gpu_memory() { return {}; }
+
 }  // namespace fp4gemm

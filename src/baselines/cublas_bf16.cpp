@@ -46,13 +46,19 @@ class CublasGemmRun final : public cuda::DeviceGemmRun {
         alpha_(alpha),
         handle_(make_cublas_handle()),
         workspace_(kWorkspaceBytes) {
-    // The stream first: cublasSetStream resets the workspace to cuBLAS's own pool.
-    FP4GEMM_CUBLAS_CHECK(cublasSetStream(handle_.get(), stream()));
-    FP4GEMM_CUBLAS_CHECK(cublasSetWorkspace(handle_.get(), workspace_.get(), workspace_.bytes()));
+    stream_changed();
     // Split-K partial sums reduced in a 16-bit output type would round once per split, which the
     // exactness claim does not allow: reductions stay in fp32.
     FP4GEMM_CUBLAS_CHECK(cublasSetMathMode(
         handle_.get(), cublasMath_t(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
+  }
+
+  // The handle enqueues on stream() with the run's own workspace, so that run() allocates
+  // nothing (and can be captured into a CUDA graph). The stream first: cublasSetStream resets
+  // the workspace to cuBLAS's own pool.
+  void stream_changed() override {
+    FP4GEMM_CUBLAS_CHECK(cublasSetStream(handle_.get(), stream()));
+    FP4GEMM_CUBLAS_CHECK(cublasSetWorkspace(handle_.get(), workspace_.get(), workspace_.bytes()));
   }
 
   void run() override {

@@ -1,6 +1,7 @@
 #include "bench/bench_runner.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "fp4gemm/error.hpp"
 #include "fp4gemm/layout.hpp"
@@ -42,6 +43,12 @@ std::vector<BenchRow> run_bench(const std::vector<BenchCase>& cases,
                                 PowerMonitor* power) {
   std::optional<PowerMonitor> own_power;
   if (!power && any_gpu_backend(backends)) power = &own_power.emplace();
+  std::map<TimingMethod, double> launch_overhead;  // measured at the first GPU row of a method
+  const auto launch_of = [&](const Backend& backend, TimingMethod method) {
+    if (backend.device() != DeviceKind::cuda || method == TimingMethod::graph) return LaunchOverhead{};
+    if (!launch_overhead.contains(method)) launch_overhead[method] = measure_launch_overhead(method, timing);
+    return LaunchOverhead{true, launch_overhead[method]};
+  };
   std::vector<BenchRow> rows;
   for (std::size_t c = 0; c < cases.size(); ++c) {
     const GemmProblem& problem = cases[c].problem;
@@ -55,20 +62,21 @@ std::vector<BenchRow> run_bench(const std::vector<BenchCase>& cases,
         row.note = v.reason;
       } else {
         try {
-          auto run = backend->prepare(operands);
+          RunSet runs = prepare_runs(*backend, operands, seed + c, timing.cache, row.bytes);
           const bool sample_power =
               power && power->available() && backend->device() == DeviceKind::cuda;
           if (sample_power) power->start();
           try {
-            row.timing = time_gemm(*run, timing);
+            row.timing = time_gemm(runs, timing);
           } catch (...) {
             if (sample_power) power->stop();
             throw;
           }
           if (sample_power) row.power = power->stop();
           row.ran = true;
+          row.launch = launch_of(*backend, row.timing.method);
           row.roofline = roofline(problem.shape.flops(), row.bytes, row.timing.median_s, ceilings,
-                                  backend->compute_path());
+                                  backend->compute_path(), row.launch);
         } catch (const Error& e) {
           row.note = e.what();
         }

@@ -9,6 +9,7 @@
 #include "bench/ceilings.hpp"
 #include "bench/power_monitor.hpp"
 #include "bench/roofline.hpp"
+#include "bench/run_set.hpp"
 #include "bench/timing.hpp"
 #include "fp4gemm/backend.hpp"
 
@@ -26,6 +27,7 @@ struct BenchRow {
   std::string note;     // why it did not run (can_implement, error)
   Timing timing;
   double bytes = 0;     // bytes the backend must move at least once (its operand encoding)
+  LaunchOverhead launch;  // in the time (GPU rows timed by stream or single), measured per method
   Roofline roofline;    // of the median time (left empty when the row did not run)
   std::optional<PowerSummary> power;  // GPU rows, when NVML is available (PowerMonitor)
   double tflops() const { return ran ? bench_case.problem.shape.flops() / timing.median_s * 1e-12 : 0; }
@@ -40,8 +42,10 @@ struct BenchRow {
 //   plus M x N output elements of out_dtype.
 double gemm_bytes(const GemmProblem& problem, OperandEncoding encoding);
 
-// `ceilings`: those of the GPU the CUDA backends run on (lookup_ceilings), each row's roofline
-// uses them with the backend's compute_path(). `power`: sampled around time_gemm for GPU
+// `timing`: options.method and options.cache apply to GPU backends (prepare_runs, time_gemm);
+// host backends are timed hot with the steady clock. `ceilings`: those of the GPU the CUDA
+// backends run on (lookup_ceilings), each row's roofline uses them with the backend's
+// compute_path() and, for stream or single timing, the launch overhead measured once per method. `power`: sampled around time_gemm for GPU
 // backends (DeviceKind::cuda) when available(); null: run_bench opens its own when a GPU backend
 // is in the list (pass one to print its status() line).
 // Whether any of `backends` runs on a CUDA device (then run_bench samples power).
