@@ -8,6 +8,7 @@
 #include "bench/run_set.hpp"
 #include "bench/timing.hpp"
 #include "expect_error.hpp"
+#include "fp4gemm/error.hpp"
 
 namespace fp4gemm {
 namespace {

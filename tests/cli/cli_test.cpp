@@ -202,13 +202,15 @@ TEST_F(CliTest, BenchRejectsBadShapesNamingTheArgument) {
 }
 
 TEST_F(CliTest, BenchRejectsBadTimingAndCacheNamingTheArgument) {
-  Result r = run_cli("bench -m 1 -n 64 -k 64 --backend cpu-fast --timing events");
-  EXPECT_EQ(r.status, 2);
-  EXPECT_THAT(r.output, HasSubstr("--timing = 'events' is not a timing method (graph, stream or single)"));
-  r = run_cli("bench -m 1 -n 64 -k 64 --backend cpu-fast --cache warm");
-  EXPECT_EQ(r.status, 2);
-  EXPECT_THAT(r.output, HasSubstr("--cache = 'warm' is not a cache state (cold or hot)"));
-  r = run_cli("bench -m 1 -n 64 -k 64 --backend cpu-fast --mode w4a16 --timing single --cache hot --max-seconds 0.02");
+  const std::pair<const char*, const char*> bad[] = {
+      {"--timing events", "--timing = 'events' is not a timing method (graph, stream or single)"},
+      {"--cache warm", "--cache = 'warm' is not a cache state (cold or hot)"}};
+  for (const auto& [option, message] : bad) {
+    const Result e = run_cli(std::string("bench -m 1 -n 64 -k 64 --backend cpu-fast ") + option);
+    EXPECT_EQ(e.status, 2) << option;
+    EXPECT_THAT(e.output, HasSubstr(message));
+  }
+  const Result r = run_cli("bench -m 1 -n 64 -k 64 --backend cpu-fast --mode w4a16 --timing single --cache hot --max-seconds 0.02");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("timing: single (one call per sample"));
   EXPECT_THAT(r.output, HasSubstr("stream "));  // the CPU row's timing cell: always stream
