@@ -38,6 +38,10 @@ std::string Dispatch::describe_refusals() const {
   return out;
 }
 
+void GemmRun::bind_cuda_stream(void*) {
+  throw InvalidArgument("bind_cuda_stream: this run computes on the host and has no CUDA stream");
+}
+
 const std::vector<std::unique_ptr<Backend>>& all_backends() {
   static const std::vector<std::unique_ptr<Backend>> backends = [] {
     std::vector<std::unique_ptr<Backend>> list;

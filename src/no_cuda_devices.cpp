@@ -17,4 +17,6 @@ MeasuredCeilings measure_ceilings(const GpuInfo&, const CeilingsKey&, const Ceil
   throw Error("fp4gemm ceilings: this build of fp4gemm has no CUDA support (configured with FP4GEMM_CUDA=OFF)");
 }
 
+GpuMemory current_gpu_memory() { return {}; }
+
 }  // namespace fp4gemm

@@ -71,6 +71,13 @@ class GemmRun {
   // The cudaStream_t that run() enqueues on (GPU backends), nullptr for host backends; the
   // timing harness records its events there.
   virtual void* cuda_stream() { return nullptr; }
+  // GPU runs: from now on enqueue everything (run, poison_output, synchronize, output) on
+  // `stream`, a cudaStream_t the caller owns and keeps alive while bound, instead of the run's
+  // own; nullptr goes back to the own stream. This is how several runs (the operand sets of a
+  // cold measurement) are ordered on one stream and captured into one CUDA graph. The caller
+  // waits for the work it enqueued through the bound stream before unbinding. Host runs have no
+  // stream: InvalidArgument.
+  virtual void bind_cuda_stream(void* stream);
 };
 
 class Backend {

@@ -32,4 +32,11 @@ CpuInfo query_cpu();
 std::vector<GpuInfo> query_gpus(std::string* why_none = nullptr);
 bool cuda_device_present();
 
+// The current CUDA device's L2 size (cudaDevAttrL2CacheSize) and free memory (cudaMemGetInfo),
+// which size the operand rotation of cold timings; zeros when there is no device.
+struct GpuMemory {
+  double l2_bytes = 0, free_bytes = 0;
+};
+GpuMemory current_gpu_memory();
+
 }  // namespace fp4gemm

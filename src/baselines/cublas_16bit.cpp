@@ -43,11 +43,16 @@ DType cublas_operand_dtype(const GemmProblem& problem) {
   return problem.out_dtype == DType::f16 ? DType::f16 : DType::bf16;
 }
 
+void bind_cublas_stream(cublasHandle_t handle, cudaStream_t stream,
+                        cuda::DeviceBuffer<std::uint8_t>& workspace) {
+  // The stream first: cublasSetStream resets the workspace to cuBLAS's own pool.
+  FP4GEMM_CUBLAS_CHECK(cublasSetStream(handle, stream));
+  FP4GEMM_CUBLAS_CHECK(cublasSetWorkspace(handle, workspace.get(), workspace.bytes()));
+}
+
 CublasHandle make_exact_cublas_handle(cudaStream_t stream, cuda::DeviceBuffer<std::uint8_t>& workspace) {
   CublasHandle handle = make_cublas_handle();
-  // The stream first: cublasSetStream resets the workspace to cuBLAS's own pool.
-  FP4GEMM_CUBLAS_CHECK(cublasSetStream(handle.get(), stream));
-  FP4GEMM_CUBLAS_CHECK(cublasSetWorkspace(handle.get(), workspace.get(), workspace.bytes()));
+  bind_cublas_stream(handle.get(), stream, workspace);
   // Split-K partial sums reduced in a 16-bit output type would round once per split, which the
   // exactness claim does not allow: reductions stay in fp32.
   FP4GEMM_CUBLAS_CHECK(cublasSetMathMode(

@@ -27,6 +27,10 @@ Accuracy cublas_16bit_accuracy();
 // f16 for an f16 output, else bf16.
 DType cublas_operand_dtype(const GemmProblem& problem);
 
+// Points `handle` at `stream` and `workspace` (after a stream change too: cublasSetStream resets
+// the workspace), so that its calls allocate nothing and can be captured into a CUDA graph.
+void bind_cublas_stream(cublasHandle_t handle, cudaStream_t stream,
+                        cuda::DeviceBuffer<std::uint8_t>& workspace);
 // A handle on `stream` with `workspace` (kWorkspaceBytes) and reductions kept in fp32.
 CublasHandle make_exact_cublas_handle(cudaStream_t stream, cuda::DeviceBuffer<std::uint8_t>& workspace);
 

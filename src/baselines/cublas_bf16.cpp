@@ -28,6 +28,10 @@ class CublasGemmRun final : public cuda::DeviceGemmRun {
         workspace_(kWorkspaceBytes),
         handle_(make_exact_cublas_handle(stream(), workspace_)) {}
 
+  // The handle enqueues on stream() with the run's own workspace, so that run() allocates
+  // nothing (and can be captured into a CUDA graph).
+  void stream_changed() override { bind_cublas_stream(handle_.get(), stream(), workspace_); }
+
   void run() override {
     cublas_gemm_16bit(handle_.get(), problem().shape, operand_dtype_, a_.get(), b_.get(), alpha_,
                       output_ptr(), problem().out_dtype);

@@ -35,6 +35,9 @@ class CublasLoopRun final : public cuda::DeviceGemmRun {
     b_ = cuda::DeviceBuffer<std::uint16_t>(exact_16bit(b_hat, operand_dtype_, "B_hat"));
   }
 
+  // The handle follows the run's stream (a shared harness stream too), with its own workspace.
+  void stream_changed() override { bind_cublas_stream(handle_.get(), stream(), workspace_); }
+
   void run() override {
     const std::int64_t n = grouped_.n, k = grouped_.k;
     const std::vector<std::int64_t> offsets = grouped_.offsets();

@@ -35,23 +35,30 @@ bool any_gpu_backend(const std::vector<const Backend*>& backends) {
                      [](const Backend* b) { return b->device() == DeviceKind::cuda; });
 }
 
-void measure_row(BenchRow& row, bool gpu, ComputePath path,
-                 const std::function<std::unique_ptr<GemmRun>()>& prepare, const TimingOptions& timing,
-                 const Ceilings& ceilings, PowerMonitor* power) {
+LaunchOverhead LaunchOverheads::of(bool gpu, TimingMethod method) {
+  if (!gpu || method == TimingMethod::graph) return {};
+  if (!seconds_.contains(method)) seconds_[method] = measure_launch_overhead(method, timing_);
+  return {true, seconds_[method]};
+}
+
+void measure_row(BenchRow& row, bool gpu, ComputePath path, const std::function<RunSet()>& prepare,
+                 const TimingOptions& timing, const Ceilings& ceilings, PowerMonitor* power,
+                 LaunchOverheads& launch) {
   try {
-    auto run = prepare();
+    RunSet runs = prepare();
     const bool sample_power = power && power->available() && gpu;
     if (sample_power) power->start();
     try {
-      row.timing = time_gemm(*run, timing);
+      row.timing = time_gemm(runs, timing);
     } catch (...) {
       if (sample_power) power->stop();
       throw;
     }
     if (sample_power) row.power = power->stop();
     row.ran = true;
+    row.launch = launch.of(gpu, row.timing.method);
     row.roofline = roofline(row.bench_case.problem.shape.flops(), row.bytes, row.timing.median_s,
-                            ceilings, path);
+                            ceilings, path, row.launch);
   } catch (const Error& e) {
     row.note = e.what();
   }
@@ -64,6 +71,7 @@ std::vector<BenchRow> run_bench(const std::vector<BenchCase>& cases,
                                 PowerMonitor* power) {
   std::optional<PowerMonitor> own_power;
   if (!power && any_gpu_backend(backends)) power = &own_power.emplace();
+  LaunchOverheads launch(timing);
   std::vector<BenchRow> rows;
   for (std::size_t c = 0; c < cases.size(); ++c) {
     const GemmProblem& problem = cases[c].problem;
@@ -78,7 +86,8 @@ std::vector<BenchRow> run_bench(const std::vector<BenchCase>& cases,
         row.note = v.reason;
       } else {
         measure_row(row, backend->device() == DeviceKind::cuda, backend->compute_path(),
-                    [&] { return backend->prepare(operands); }, timing, ceilings, power);
+                    [&] { return prepare_runs(*backend, operands, seed + c, timing.cache, row.bytes); },
+                    timing, ceilings, power, launch);
       }
       if (on_row) on_row(row);
       rows.push_back(std::move(row));

@@ -17,6 +17,7 @@ std::vector<BenchRow> run_grouped_bench(const std::vector<GroupedBenchCase>& cas
                                         const Backend* dense, const TimingOptions& timing,
                                         std::uint64_t seed, const Ceilings& ceilings,
                                         const BenchRowCallback& on_row, PowerMonitor* power) {
+  LaunchOverheads launch(timing);
   std::vector<BenchRow> rows;
   const auto emit = [&](BenchRow& row) {
     if (on_row) on_row(row);
@@ -43,8 +44,9 @@ std::vector<BenchRow> run_grouped_bench(const std::vector<GroupedBenchCase>& cas
       if (const Verdict v = backend->can_implement(problem); !v)
         row.note = v.reason;
       else
-        measure_row(row, true, backend->compute_path(), [&] { return backend->prepare(operands); },
-                    timing, ceilings, power);
+        measure_row(row, true, backend->compute_path(),
+                    [&] { return single_run(backend->prepare(operands), row.bytes, timing.cache); }, timing,
+                    ceilings, power, launch);
       emit(row);
     }
     if (dense == nullptr) continue;
@@ -58,8 +60,8 @@ std::vector<BenchRow> run_grouped_bench(const std::vector<GroupedBenchCase>& cas
       row.note = v.reason;
     else
       measure_row(row, true, dense->compute_path(),
-                  [&] { return dense->prepare(random_operands(dense_case.problem, seed + c)); },
-                  timing, ceilings, power);
+                  [&] { return single_run(dense->prepare(random_operands(dense_case.problem, seed + c)), row.bytes, timing.cache); },
+                  timing, ceilings, power, launch);
     emit(row);
   }
   return rows;

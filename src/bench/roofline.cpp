@@ -8,11 +8,20 @@
 namespace fp4gemm {
 namespace {
 
-std::string verdict_line(const Roofline& r, double measured_s, const Ceilings& c, ComputePath path) {
+// The launch-bound rule of roofline.hpp: launch overhead in the time, the time within a few us
+// of it, and the floor a small part of the time.
+bool launch_bound(const Roofline& r, double measured_s, const LaunchOverhead& launch) {
+  return launch.included && measured_s <= launch.seconds + kLaunchBoundMarginSeconds &&
+         r.floor_s < kLaunchBoundFloorShare * measured_s;
+}
+
+std::string verdict_line(const Roofline& r, double measured_s, const Ceilings& c, ComputePath path,
+                         const LaunchOverhead& launch) {
   if (path == ComputePath::cpu) return "no ceiling: fp4gemm has no CPU peaks";
   if (!c.known()) return fmt::format("no ceiling known for {}", c.device);
-  if (measured_s < kLaunchBoundSeconds && r.floor_s < kLaunchBoundFloorShare * measured_s)
-    return fmt::format("launch-bound: {:.1f} us against a {:.1f} us floor", measured_s * 1e6, r.floor_s * 1e6);
+  if (launch_bound(r, measured_s, launch))
+    return fmt::format("launch-bound: {:.1f} us against a {:.1f} us floor (launch overhead {:.1f} us)",
+                       measured_s * 1e6, r.floor_s * 1e6, launch.seconds * 1e6);
   if (r.memory_floor_s >= r.compute_floor_s) {
     std::string v = fmt::format("memory-bound: {} of the {} floor", format_percent(r.efficiency), c.memory);
     if (r.efficiency > 1) v += " (over 100%: operands served from cache)";
@@ -39,7 +48,7 @@ std::string format_percent(double fraction) {
 }
 
 Roofline roofline(double flops, double bytes, double measured_s, const Ceilings& ceilings,
-                  ComputePath path) {
+                  ComputePath path, const LaunchOverhead& launch) {
   Roofline r;
   r.intensity = bytes > 0 ? flops / bytes : 0;
   if (path != ComputePath::cpu && ceilings.known()) {
@@ -49,7 +58,7 @@ Roofline roofline(double flops, double bytes, double measured_s, const Ceilings&
     r.floor_s = std::max(r.memory_floor_s, r.compute_floor_s);
     r.efficiency = r.floor_s / measured_s;
   }
-  r.verdict = verdict_line(r, measured_s, ceilings, path);
+  r.verdict = verdict_line(r, measured_s, ceilings, path, launch);
   return r;
 }
 

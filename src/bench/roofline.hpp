@@ -8,13 +8,17 @@
 //
 // Verdict, in this order:
 //   "no ceiling ..."   the backend computes on the CPU, or the device is not in the table;
-//   "launch-bound: 3.1 us against a 0.7 us floor"   when measured < kLaunchBoundSeconds and
-//       floor < kLaunchBoundFloorShare * measured: the time is then mostly launch and fixed
-//       overhead, and a percentage of the floor would say nothing about the kernel;
+//   "launch-bound: 3.1 us against a 0.7 us floor (launch overhead 2.6 us)"   only when the
+//       timing keeps launch overhead in (stream or single; a replayed CUDA graph takes it out,
+//       so graph timings are never launch-bound), the measured time is within
+//       kLaunchBoundMarginSeconds of the launch overhead measured the same way (an empty
+//       kernel, measure_launch_overhead), and floor < kLaunchBoundFloorShare * measured: the
+//       time is then mostly launch, and a percentage of the floor would say nothing about the
+//       kernel;
 //   "memory-bound: 83% of the HBM3e floor"   when the memory floor is the larger;
 //   "compute-bound: 61% of the BF16 tensor peak"   otherwise.
-// Bench timings are hot-L2: a small operand set can beat the DRAM floor (over 100%), which the
-// verdict then says.
+// A hot-L2 timing of a small operand set can beat the DRAM floor (over 100%), which the verdict
+// then says; cold timings rotate operands so that they cannot (run_set.hpp).
 #include <string>
 #include <string_view>
 
@@ -22,8 +26,15 @@
 
 namespace fp4gemm {
 
-inline constexpr double kLaunchBoundSeconds = 5e-6;
+inline constexpr double kLaunchBoundMarginSeconds = 2e-6;
 inline constexpr double kLaunchBoundFloorShare = 0.4;
+
+// The launch overhead in a measured time: none with graph replay (included = false), else the
+// per-call time of an empty kernel timed by the same method.
+struct LaunchOverhead {
+  bool included = false;
+  double seconds = 0;
+};
 
 struct Roofline {
   double intensity = 0;         // FLOPs per byte
@@ -36,7 +47,7 @@ struct Roofline {
 
 // `measured_s` > 0: the median time of one GEMM.
 Roofline roofline(double flops, double bytes, double measured_s, const Ceilings& ceilings,
-                  ComputePath path);
+                  ComputePath path, const LaunchOverhead& launch = {});
 
 // "BF16 tensor", "FP8 tensor", "FP4 tensor" or "CPU".
 std::string_view compute_path_name(ComputePath path);

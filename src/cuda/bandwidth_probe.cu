@@ -19,7 +19,7 @@
 
 #include <fmt/format.h>
 
-#include "bench/best_time.hpp"
+#include "cuda/best_time.hpp"
 #include "cuda/bandwidth_probe.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_buffer.hpp"
@@ -104,8 +104,7 @@ BandwidthMeasurement measure_read_bandwidth(std::size_t bytes, int warmup, int r
   if (got != expected)
     throw Error(fmt::format("read bandwidth kernel: checksum {:#010x}, expected {:#010x}: it did not "
                             "read every word of the buffer exactly once", got, expected));
-  const auto timer = make_cuda_event_timer(stream.get());
-  const double best = best_seconds(*timer, warmup, repetitions, call);
+  const double best = best_seconds(stream.get(), warmup, repetitions, call);
   return {double(bytes), best,
           fmt::format("read-only kernel, 16-byte loads unrolled x {}, {} blocks x {} threads, {:.1f} "
                       "GiB, best of {}",
@@ -120,8 +119,7 @@ BandwidthMeasurement measure_copy_bandwidth(std::size_t bytes, int warmup, int r
   auto call = [&] {
     FP4GEMM_CUDA_CHECK(cudaMemcpyAsync(to.get(), from.get(), bytes, cudaMemcpyDeviceToDevice, stream.get()));
   };
-  const auto timer = make_cuda_event_timer(stream.get());
-  const double best = best_seconds(*timer, warmup, repetitions, call);
+  const double best = best_seconds(stream.get(), warmup, repetitions, call);
   return {2.0 * double(bytes), best,
           fmt::format("cudaMemcpyAsync device to device, {:.1f} GiB; read + write bytes counted, "
                       "best of {}", gib(double(bytes)), repetitions)};

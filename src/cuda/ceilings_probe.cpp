@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "bench/best_time.hpp"
+#include "cuda/best_time.hpp"
 #include "cuda/bandwidth_probe.hpp"
 #include "fp4gemm/backend.hpp"
 #include "fp4gemm/error.hpp"
@@ -42,8 +42,8 @@ CeilingMeasurement measure_tensor(const TensorPath& path, const GpuInfo& gpu,
   const GemmProblem problem{{n, n, n}, path.mode, Fp4Format::nvfp4, ScaleLayout::linear, DType::bf16};
   try {
     const auto run = backend.prepare(random_operands(problem, kSeed));
-    const auto timer = make_interval_timer(*run);
-    const double best = best_seconds(*timer, options.warmup, options.repetitions, [&] { run->run(); });
+    const double best = cuda::best_seconds(static_cast<cudaStream_t>(run->cuda_stream()), options.warmup,
+                                     options.repetitions, [&] { run->run(); });
     return {problem.shape.flops() / best * 1e-12,
             fmt::format("{} ({}), {}x{}x{} -> bf16, best of {}", path.backend, path.how, n, n, n,
                         options.repetitions)};

@@ -1,9 +1,12 @@
 #pragma once
 // Device-side operands and the GemmRun base shared by every CUDA backend.
 //   DeviceFp4Tensor  an Fp4Tensor's data and scales resident on the GPU (layout unchanged)
-//   DeviceGemmRun    owns the output buffer (M x N of out_dtype) and the stream; subclasses
-//                    implement run() by enqueueing on stream().
+//   DeviceGemmRun    owns the output buffer (M x N of out_dtype) and a stream; subclasses
+//                    implement run() by enqueueing on stream(), which is the own stream or the
+//                    one bound by bind_cuda_stream (a subclass that hands the stream to a
+//                    library handle re-binds it in stream_changed()).
 #include <cstdint>
+#include <cstring>
 
 #include "cuda/device_buffer.hpp"
 #include "fp4gemm/backend.hpp"
@@ -43,10 +46,11 @@ class DeviceGemmRun : public GemmRun {
       : problem_(problem),
         out_(std::size_t(problem.shape.m * problem.shape.n * dtype_bytes(problem.out_dtype))) {}
 
-  void synchronize() override { stream_.synchronize(); }
+  void synchronize() override { FP4GEMM_CUDA_CHECK(cudaStreamSynchronize(stream())); }
   // 0xFF bytes are NaN in f32, bf16 and f16 alike.
-  void poison_output() override { out_.fill_bytes(0xFF, stream_.get()); }
+  void poison_output() override { out_.fill_bytes(0xFF, stream()); }
   std::vector<float> output() override {
+    synchronize();  // the download below is not ordered after the (non-blocking) stream's work
     const std::vector<std::uint8_t> raw = out_.download();
     std::vector<float> values(std::size_t(problem_.shape.m * problem_.shape.n));
     for (std::size_t i = 0; i < values.size(); ++i) {
@@ -59,16 +63,23 @@ class DeviceGemmRun : public GemmRun {
     }
     return values;
   }
-  void* cuda_stream() override { return stream_.get(); }
+  void* cuda_stream() override { return stream(); }
+  void bind_cuda_stream(void* caller_stream) final {
+    bound_ = static_cast<cudaStream_t>(caller_stream);
+    stream_changed();
+  }
 
  protected:
-  cudaStream_t stream() const { return stream_.get(); }
+  cudaStream_t stream() const { return bound_ ? bound_ : stream_.get(); }
+  // Called after bind_cuda_stream: a subclass whose library handle holds the stream re-binds it.
+  virtual void stream_changed() {}
   void* output_ptr() const { return out_.get(); }
   const GemmProblem& problem() const { return problem_; }
 
  private:
   GemmProblem problem_;
   Stream stream_;
+  cudaStream_t bound_ = nullptr;  // the caller's stream while bound, else nullptr
   DeviceBuffer<std::uint8_t> out_;
 };
 

@@ -70,4 +70,13 @@ std::vector<GpuInfo> query_gpus(std::string* why_none) {
 
 bool cuda_device_present() { return device_count(nullptr) > 0; }
 
+GpuMemory current_gpu_memory() {
+  if (!cuda_device_present()) return {};
+  int device = 0;
+  FP4GEMM_CUDA_CHECK(cudaGetDevice(&device));
+  std::size_t free_bytes = 0, total_bytes = 0;
+  FP4GEMM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return {double(attribute(cudaDevAttrL2CacheSize, device)), double(free_bytes)};
+}
+
 }  // namespace fp4gemm

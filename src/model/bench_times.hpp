@@ -24,7 +24,7 @@ class BenchTimes {
  public:
   // `source` names the measurements in errors ("bench.json", "this run").
   static BenchTimes from_rows(const std::vector<BenchRow>& rows, std::string source);
-  // InvalidArgument unless `bench` is an fp4gemm.bench/1 or /2 object with a results array.
+  // InvalidArgument unless `bench` is an fp4gemm.bench/1, /2 or /3 object with a results array.
   static BenchTimes from_json(const nlohmann::json& bench, std::string source);
 
   std::vector<std::string> backends() const;  // with at least one row that ran, sorted

@@ -15,6 +15,7 @@ namespace {
 struct ParsedRow {
   std::string key;
   std::optional<TimedResult> result;  // absent when the row did not run
+  std::string timing;                 // "graph cold"; files before schema /3 timed "stream hot"
 };
 
 ParsedRow parse_row(const nlohmann::json& r) {
@@ -23,6 +24,7 @@ ParsedRow parse_row(const nlohmann::json& r) {
   row.key = fmt::format("{} {}x{}x{} {} {} {} -> {}", text("backend"), r.at("m").get<std::int64_t>(),
                         r.at("n").get<std::int64_t>(), r.at("k").get<std::int64_t>(), text("format"),
                         text("mode"), text("scale_layout"), text("out_dtype"));
+  row.timing = fmt::format("{} {}", r.value("timing_method", "stream"), r.value("cache", "hot"));
   if (r.at("ran").get<bool>())
     row.result = TimedResult{r.at("median_us").get<double>(), r.at("p10_us").get<double>(),
                              r.at("p90_us").get<double>()};
@@ -78,10 +80,12 @@ std::vector<ComparedRow> compare_bench(const nlohmann::json& old_doc, std::strin
       out.push_back({o.key, o.result, std::nullopt, "only in OLD"});
       continue;
     }
-    const char* note = o.result && n->result ? ""
+    std::string note = o.result && n->result ? ""
                        : o.result            ? "not run in NEW"
                        : n->result           ? "not run in OLD"
                                              : "not run in either";
+    if (o.result && n->result && o.timing != n->timing)
+      note = fmt::format("timed differently: {} vs {}", o.timing, n->timing);
     out.push_back({o.key, o.result, n->result, note});
   }
   for (const ParsedRow& n : new_rows)
@@ -98,7 +102,8 @@ std::string comparison_table(const std::vector<ComparedRow>& rows) {
     const Change c = r.change();
     slower += c == Change::slower;
     faster += c == Change::faster;
-    const std::string change = c == Change::slower ? "SLOWER" : c == Change::faster ? "FASTER" : r.note;
+    const std::string flag = c == Change::slower ? "SLOWER" : c == Change::faster ? "FASTER" : "";
+    const std::string change = flag.empty() || r.note.empty() ? flag + r.note : flag + "; " + r.note;
     table.add_row({r.key, r.old_result ? interval(*r.old_result) : "-",
                    r.new_result ? interval(*r.new_result) : "-",
                    r.old_result && r.new_result ? fmt::format("{:.3f}", r.ratio()) : "-", change});

@@ -1,8 +1,9 @@
 #pragma once
-// `fp4gemm compare OLD.json NEW.json`: two bench JSON files (schema fp4gemm.bench/1 or /2),
+// `fp4gemm compare OLD.json NEW.json`: two bench JSON files (schema fp4gemm.bench/1, /2 or /3),
 // rows matched by (backend, m, n, k, mode, format, out_dtype, scale_layout), the time ratio
 // new/old per row, and a flag where the change is beyond the noise: the rows' p10-p90 intervals
-// do not overlap AND the ratio is above kSlowerRatio or below kFasterRatio.
+// do not overlap AND the ratio is above kSlowerRatio or below kFasterRatio. Rows timed by
+// another method or cache state (schema /3 fields; older files are "stream hot") are noted.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,7 +27,8 @@ Change classify_change(const TimedResult& old_result, const TimedResult& new_res
 struct ComparedRow {
   std::string key;                     // "cpu-fast 1x768x6144 nvfp4 w4a16 linear -> bf16"
   std::optional<TimedResult> old_result, new_result;  // absent: not in that file, or not run
-  std::string note;                    // why a side is missing, e.g. "only in NEW"
+  std::string note;                    // why a side is missing, e.g. "only in NEW", or that both
+                                       // ran but were timed differently ("graph cold vs stream hot")
   double ratio() const { return old_result && new_result ? new_result->median_us / old_result->median_us : 0; }
   Change change() const {
     return old_result && new_result ? classify_change(*old_result, *new_result) : Change::within_noise;

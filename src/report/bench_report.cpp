@@ -56,7 +56,13 @@ nlohmann::ordered_json row_fields(const BenchRow& r) {
   j["samples"] = r.timing.samples;
   j["calls_per_sample"] = r.timing.calls_per_sample;
   j["converged"] = r.timing.converged;
-  j["timer"] = r.timing.method;
+  j["timer"] = r.timing.timer;
+  j["timing_method"] = to_string(r.timing.method);
+  j["cache"] = to_string(r.timing.cache);
+  j["rotations"] = r.timing.rotations;
+  j["working_set_bytes"] = r.timing.working_set_bytes;
+  j["launch_overhead_us"] = r.launch.included ? r.launch.seconds * 1e6 : 0.0;
+  j["timing_note"] = r.timing.note;
   j["flops"] = p.shape.flops();
   j["bytes"] = r.bytes;
   j["tflops"] = r.tflops();
@@ -79,12 +85,19 @@ nlohmann::ordered_json ceilings_fields(const Ceilings& c) {
           {"fp4_tflops", c.fp4_tflops}};
 }
 
+// The table's timing cell: "graph 40x cold R=8" (method, calls per sample, cache, operand sets).
+std::string timing_cell(const Timing& t) {
+  return fmt::format("{} {}x {}{}", to_string(t.method), t.calls_per_sample, to_string(t.cache),
+                     t.rotations > 1 ? fmt::format(" R={}", t.rotations) : "");
+}
+
 TextTable make_bench_table(const std::vector<BenchRow>& rows) {
   using A = TextTable::Align;
   std::vector<TextTable::Column> columns{
       {"M", A::right},      {"N", A::right},       {"K", A::right},      {"mode", A::left},
       {"time us", A::right}, {"p10-p90 us", A::right}, {"TFLOPS", A::right}, {"GB/s", A::right},
-      {"% floor", A::right}, {"backend", A::left},   {"verdict", A::left}, {"description", A::left}};
+      {"% floor", A::right}, {"backend", A::left},   {"timing", A::left},  {"verdict", A::left},
+      {"description", A::left}};
   // The power column only when some row has a power summary (GPU rows with NVML).
   const bool power = any_row_has(rows, &BenchRow::power);
   if (power) columns.push_back({"power", A::left});
@@ -99,7 +112,7 @@ TextTable make_bench_table(const std::vector<BenchRow>& rows) {
     if (!r.ran) {
       table.add_row(power_cell(r, {std::to_string(p.shape.m), std::to_string(p.shape.n),
                                    std::to_string(p.shape.k), mode, "-", "-", "-", "-", "-",
-                                   r.backend, "not run: " + r.note, r.bench_case.description}));
+                                   r.backend, "-", "not run: " + r.note, r.bench_case.description}));
       continue;
     }
     const double efficiency = r.roofline.efficiency;
@@ -108,8 +121,8 @@ TextTable make_bench_table(const std::vector<BenchRow>& rows) {
             fmt::format("{:.2f}", r.timing.median_s * 1e6),
             fmt::format("{:.2f}-{:.2f}", r.timing.p10_s * 1e6, r.timing.p90_s * 1e6),
             fmt::format("{:.2f}", r.tflops()), fmt::format("{:.1f}", r.gbps()),
-            efficiency > 0 ? format_percent(efficiency) : "-", r.backend, r.roofline.verdict,
-            r.bench_case.description}));
+            efficiency > 0 ? format_percent(efficiency) : "-", r.backend, timing_cell(r.timing),
+            r.roofline.verdict, r.bench_case.description}));
   }
   return table;
 }
@@ -128,18 +141,43 @@ void flatten_object(nlohmann::ordered_json& j, const std::string& key, bool colu
 
 }  // namespace
 
-std::string bench_table(const std::vector<BenchRow>& rows) { return make_bench_table(rows).render(); }
+std::string timing_header(const TimingOptions& t) {
+  const char* method = t.method == TimingMethod::graph    ? "CUDA-graph replay, launch overhead out"
+                       : t.method == TimingMethod::stream ? "back-to-back calls between CUDA events"
+                                                          : "one call per sample on a synchronized stream, launch latency in";
+  const std::string cache =
+      t.cache == CacheState::cold
+          ? fmt::format("operand sets rotated call by call, working set >= {:.0f}x the L2", kColdL2Multiple)
+          : std::string("one operand set, L2 warm");
+  return fmt::format(
+      "timing: {} ({}), cache {} ({}); host backends: steady clock, hot. Column timing: method, "
+      "calls per sample, cache, R operand sets",
+      to_string(t.method), method, to_string(t.cache), cache);
+}
+
+std::string bench_table(const std::vector<BenchRow>& rows) {
+  std::string text = make_bench_table(rows).render();
+  for (const BenchRow& r : rows)
+    if (r.ran && !r.timing.note.empty())
+      text += fmt::format("note: {} {}: {}\n", r.backend, r.bench_case.problem.describe(), r.timing.note);
+  return text;
+}
 
 std::string bench_markdown(const std::vector<BenchRow>& rows, const BenchContext& context) {
+  std::string notes;
+  for (const BenchRow& r : rows)
+    if (r.ran && !r.timing.note.empty())
+      notes += fmt::format("- {} {}: {}\n", r.backend, r.bench_case.problem.describe(), r.timing.note);
   return fmt::format(
-      "# fp4gemm bench\n\n- device: {}\n- ceilings: {}\n- command: `{}`\n- fp4gemm {} ({})\n\n{}",
-      context.device, context.ceilings.describe(), context.command, FP4GEMM_VERSION,
-      FP4GEMM_GIT_REVISION, make_bench_table(rows).render_markdown());
+      "# fp4gemm bench\n\n- device: {}\n- ceilings: {}\n- {}\n- command: `{}`\n- fp4gemm {} ({})\n\n{}{}",
+      context.device, context.ceilings.describe(), timing_header(context.timing), context.command,
+      FP4GEMM_VERSION, FP4GEMM_GIT_REVISION, make_bench_table(rows).render_markdown(),
+      notes.empty() ? "" : "\nTiming notes:\n\n" + notes);
 }
 
 nlohmann::json bench_json(const std::vector<BenchRow>& rows, const BenchContext& context) {
   nlohmann::ordered_json j;
-  j["schema"] = "fp4gemm.bench/2";
+  j["schema"] = "fp4gemm.bench/3";
   j["fp4gemm_version"] = FP4GEMM_VERSION;
   j["git_revision"] = FP4GEMM_GIT_REVISION;
   j["command"] = context.command;
@@ -151,7 +189,9 @@ nlohmann::json bench_json(const std::vector<BenchRow>& rows, const BenchContext&
                  {"max_samples", context.timing.max_samples},
                  {"min_seconds", context.timing.min_seconds},
                  {"max_seconds", context.timing.max_seconds},
-                 {"target_rsd", context.timing.target_rsd}};
+                 {"target_rsd", context.timing.target_rsd},
+                 {"method", to_string(context.timing.method)},
+                 {"cache", to_string(context.timing.cache)}};
   j["results"] = nlohmann::ordered_json::array();
   for (const BenchRow& r : rows) j["results"].push_back(row_fields(r));
   return nlohmann::json::parse(j.dump());

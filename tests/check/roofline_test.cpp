@@ -70,22 +70,40 @@ TEST(Roofline, MemoryBoundDecode) {
   EXPECT_DOUBLE_EQ(r.floor_s, floor);
   EXPECT_NEAR(r.efficiency, 0.83, 1e-12);
   EXPECT_EQ(r.verdict, "memory-bound: 83% of the HBM3e floor");
-  // 30 us (cuda-mma today) is not launch-bound: over 5 us.
-  EXPECT_EQ(roofline(kDecodeFlops, kDecodeBytes, 30e-6, h200, ComputePath::bf16_tensor).verdict,
+  // 30 us (cuda-mma once) is not launch-bound, even with a 2.6 us launch overhead in it.
+  EXPECT_EQ(roofline(kDecodeFlops, kDecodeBytes, 30e-6, h200, ComputePath::bf16_tensor, {true, 2.6e-6}).verdict,
             "memory-bound: 1.9% of the HBM3e floor");
 }
 
-TEST(Roofline, LaunchBoundUnderFiveMicrosecondsWithASmallFloor) {
+// Stream or single timing with a measured launch overhead of 2.6 us: a time within 2 us of it
+// and a floor under 40% of the time is launch-bound.
+TEST(Roofline, LaunchBoundOnlyNearTheMeasuredLaunchOverhead) {
   const Ceilings h200 = lookup_ceilings("NVIDIA H200");
   const double bytes = 0.7e-6 * 4.8e12;  // a 0.7 us memory floor
-  EXPECT_EQ(roofline(kDecodeFlops, bytes, 3.1e-6, h200, ComputePath::bf16_tensor).verdict,
-            "launch-bound: 3.1 us against a 0.7 us floor");
+  const LaunchOverhead stream{true, 2.6e-6};
+  EXPECT_EQ(roofline(kDecodeFlops, bytes, 3.1e-6, h200, ComputePath::bf16_tensor, stream).verdict,
+            "launch-bound: 3.1 us against a 0.7 us floor (launch overhead 2.6 us)");
+  EXPECT_EQ(roofline(kDecodeFlops, bytes, 4.5e-6, h200, ComputePath::bf16_tensor, stream).verdict,
+            "launch-bound: 4.5 us against a 0.7 us floor (launch overhead 2.6 us)");
+  // More than 2 us above the launch overhead: the kernel's own time dominates.
+  EXPECT_EQ(roofline(kDecodeFlops, bytes, 4.7e-6, h200, ComputePath::bf16_tensor, stream).verdict,
+            "memory-bound: 15% of the HBM3e floor");
+  // A larger overhead (single launches) moves the bound with it.
+  EXPECT_EQ(roofline(kDecodeFlops, bytes, 6.5e-6, h200, ComputePath::bf16_tensor, {true, 5e-6}).verdict,
+            "launch-bound: 6.5 us against a 0.7 us floor (launch overhead 5.0 us)");
   // The floor at 40% of the time or more: judged against the floor, not called launch-bound.
-  EXPECT_EQ(roofline(kDecodeFlops, bytes, 1.6e-6, h200, ComputePath::bf16_tensor).verdict,
+  EXPECT_EQ(roofline(kDecodeFlops, bytes, 1.6e-6, h200, ComputePath::bf16_tensor, stream).verdict,
             "memory-bound: 44% of the HBM3e floor");
-  // 5 us or more is never launch-bound.
-  EXPECT_EQ(roofline(kDecodeFlops, bytes, 5e-6, h200, ComputePath::bf16_tensor).verdict,
-            "memory-bound: 14% of the HBM3e floor");
+}
+
+TEST(Roofline, GraphReplayIsNeverLaunchBound) {
+  const Ceilings h200 = lookup_ceilings("NVIDIA H200");
+  const double bytes = 0.7e-6 * 4.8e12;
+  // Graph replay takes launch overhead out (included = false, the default): 3.1 us is the kernel.
+  EXPECT_EQ(roofline(kDecodeFlops, bytes, 3.1e-6, h200, ComputePath::bf16_tensor).verdict,
+            "memory-bound: 23% of the HBM3e floor");
+  EXPECT_EQ(roofline(kDecodeFlops, bytes, 3.1e-6, h200, ComputePath::bf16_tensor, {false, 2.6e-6}).verdict,
+            "memory-bound: 23% of the HBM3e floor");
 }
 
 TEST(Roofline, ComputeBoundPrefillOnTheBackendsPeak) {

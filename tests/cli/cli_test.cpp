@@ -89,8 +89,16 @@ TEST_F(CliTest, BenchWritesTableAndJson) {
   EXPECT_THAT(r.output, HasSubstr("no ceiling: fp4gemm has no CPU peaks"));
   std::ifstream in(path("b.json"));
   const nlohmann::json j = nlohmann::json::parse(in);
-  EXPECT_EQ(j["schema"], "fp4gemm.bench/2");
+  EXPECT_EQ(j["schema"], "fp4gemm.bench/3");
   EXPECT_TRUE(j["ceilings"].contains("source"));
+  // The defaults asked for (graph, cold) are recorded; a CPU row is timed stream, hot.
+  EXPECT_THAT(r.output, HasSubstr("timing: graph (CUDA-graph replay, launch overhead out), cache cold"));
+  EXPECT_EQ(j["timing"]["method"], "graph");
+  EXPECT_EQ(j["timing"]["cache"], "cold");
+  EXPECT_EQ(j["results"][0]["timing_method"], "stream");
+  EXPECT_EQ(j["results"][0]["timer"], "steady-clock");
+  EXPECT_EQ(j["results"][0]["cache"], "hot");
+  EXPECT_EQ(j["results"][0]["rotations"], 1);
   ASSERT_EQ(j["results"].size(), 2u);
   EXPECT_EQ(j["results"][0]["backend"], "cpu-fast");
   EXPECT_GT(j["results"][1]["median_us"].get<double>(), 0.0);
@@ -225,6 +233,21 @@ TEST_F(CliTest, BenchExplainNeedsAuto) {
   EXPECT_EQ(r.status, 2);
   EXPECT_THAT(r.output, HasSubstr("--explain prints which kernel auto picks"));
   EXPECT_THAT(r.output, testing::Not(HasSubstr("TFLOPS")));
+}
+
+TEST_F(CliTest, BenchRejectsBadTimingAndCacheNamingTheArgument) {
+  const std::pair<const char*, const char*> bad[] = {
+      {"--timing events", "--timing = 'events' is not a timing method (graph, stream or single)"},
+      {"--cache warm", "--cache = 'warm' is not a cache state (cold or hot)"}};
+  for (const auto& [option, message] : bad) {
+    const Result e = run_cli(std::string("bench -m 1 -n 64 -k 64 --backend cpu-fast ") + option);
+    EXPECT_EQ(e.status, 2) << option;
+    EXPECT_THAT(e.output, HasSubstr(message));
+  }
+  const Result r = run_cli("bench -m 1 -n 64 -k 64 --backend cpu-fast --mode w4a16 --timing single --cache hot --max-seconds 0.02");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("timing: single (one call per sample"));
+  EXPECT_THAT(r.output, HasSubstr("stream "));  // the CPU row's timing cell: always stream
 }
 
 TEST_F(CliTest, QuantizeWritesModelOptSafetensors) {

@@ -43,6 +43,8 @@ struct BenchArgs {
   bool explain = false;
   std::uint64_t seed = 1;
   double max_seconds = 1.0;
+  std::string timing = "graph";
+  std::string cache = "cold";
   ModelArgs model;
   int tp = 1, pp = 1, ep = 1;
   std::vector<std::string> batches;
@@ -197,6 +199,12 @@ void add_bench_command(CLI::App& app) {
                 "table row, the candidates that refused and their reasons)");
   cmd->add_option("--seed", args->seed, "Seed of the random operands");
   cmd->add_option("--max-seconds", args->max_seconds, "Time limit per measurement (seconds)");
+  cmd->add_option("--timing", args->timing,
+                  "GPU timing: graph (CUDA-graph replay, launch overhead out), stream (back-to-back "
+                  "calls) or single (one call per sample, launch latency in); CPU: always stream");
+  cmd->add_option("--cache", args->cache,
+                  "GPU cache state: cold (operand sets rotated, working set >= 3x the L2) or hot "
+                  "(one operand set); CPU: always hot");
   add_model_options(*cmd, args->model, true);
   cmd->add_option("--tp", args->tp, "With --model: tensor-parallel GPUs (default 1)");
   cmd->add_option("--pp", args->pp, "With --model: pipeline stages (default 1)");
@@ -211,7 +219,9 @@ void add_bench_command(CLI::App& app) {
     const std::optional<ModelBench> model = model_bench(*args, *cmd, backends);
     const std::vector<BenchCase> cases = grouped ? std::vector<BenchCase>{} : build_cases(*args, model);
     if (args->explain && !cases.empty()) require_dispatching_backend(backends, cases.front());
-    const TimingOptions timing = timing_with_limit(args->max_seconds, "--max-seconds");
+    TimingOptions timing = timing_with_limit(args->max_seconds, "--max-seconds");
+    timing.method = parse_timing_method(args->timing, "--timing");
+    timing.cache = parse_cache_state(args->cache, "--cache");
     const std::string device = describe_best_device();
     const Ceilings ceilings = best_device_ceilings(args->ceilings);
     const std::size_t row_count = grouped ? grouped->rows() : cases.size() * backends.size();
@@ -235,7 +245,7 @@ void add_bench_command(CLI::App& app) {
                                           power ? &*power : nullptr);
     progress.finish();
     if (args->explain) fmt::print("{}", explain_dispatch(rows));
-    fmt::print("{}", bench_table(rows));
+    fmt::print("{}\n{}", timing_header(timing), bench_table(rows));
     const BenchTimes times = BenchTimes::from_rows(rows, "this run");
     if (model) fmt::print("{}", model_bench_table(*model, times));
     const BenchContext context{command_line(), device, timing, ceilings};
