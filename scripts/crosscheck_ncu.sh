@@ -2,7 +2,7 @@
 # Cross-check of bench's timing against an independent timer, Nsight Compute (issue 6, item 6).
 #
 # For one shape and backend:
-#   1. `fp4gemm bench --json` times it with the project's harness (CUDA events, median of samples
+#   1. `fp4gemm bench --timing graph --cache hot --json` times it with the project's harness (CUDA-graph replay, median of samples
 #      of back-to-back calls, hot L2);
 #   2. `ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum` measures
 #      every kernel of `fp4gemm run --calls 0` (prepare only) and of `fp4gemm run --calls N`: the
@@ -44,7 +44,7 @@ ncu=$(command -v ncu || true)
 mkdir -p "$out"
 
 shape=(--backend "$backend" -m "$m" -n "$n" -k "$k" --mode "$mode")
-"$binary" bench "${shape[@]}" --json "$out/bench.json" --force | tee "$out/bench.txt"
+"$binary" bench "${shape[@]}" --timing graph --cache hot --json "$out/bench.json" --force | tee "$out/bench.txt"
 for c in 0 "$calls"; do
   "$ncu" --clock-control none --cache-control none --metrics gpu__time_duration.sum --csv \
     --log-file "$out/ncu_calls_$c.csv" "$binary" run "${shape[@]}" --calls "$c"
@@ -59,7 +59,9 @@ UNIT_US = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e
 def kernel_times_us(path):
     """gpu__time_duration.sum of every profiled kernel, in launch order, microseconds."""
     lines = [l for l in open(path) if not l.startswith("==")]
-    header = next(i for i, l in enumerate(lines) if "Kernel Name" in l and "Metric Name" in l)
+    header = next((i for i, l in enumerate(lines) if "Kernel Name" in l and "Metric Name" in l), None)
+    if header is None:  # no kernel ran (a prepare that only copies and sets memory)
+        return []
     rows = [r for r in csv.DictReader(lines[header:]) if r["Metric Name"] == "gpu__time_duration.sum"]
     return [float(r["Metric Value"].replace(",", "")) * UNIT_US[r["Metric Unit"]] for r in rows]
 
@@ -77,7 +79,7 @@ if not row["ran"]:
 bench_us, ncu_us = row["median_us"], statistics.median(ncu_calls)
 q = statistics.quantiles(ncu_calls, n=10)
 print(f"shape: {row['backend']} {row['format']} {row['mode']} {row['m']}x{row['n']}x{row['k']}")
-print(f"bench (CUDA events, hot L2): median {bench_us:.2f} us, p10-p90 {row['p10_us']:.2f}-{row['p90_us']:.2f} us")
+print(f"bench (CUDA-graph replay, hot L2): median {bench_us:.2f} us, p10-p90 {row['p10_us']:.2f}-{row['p90_us']:.2f} us")
 print(f"ncu gpu__time_duration.sum:  median {ncu_us:.2f} us, p10-p90 {q[0]:.2f}-{q[-1]:.2f} us "
       f"({calls} calls, {per_call} kernel(s) each)")
 print(f"ratio bench / ncu: {bench_us / ncu_us:.3f}")

@@ -86,7 +86,7 @@ std::vector<BenchRow> run_bench(const std::vector<BenchCase>& cases,
         row.note = v.reason;
       } else {
         measure_row(row, backend->device() == DeviceKind::cuda, backend->compute_path(),
-                    [&] { return prepare_runs(*backend, operands, seed + c, timing.cache, row.bytes); },
+                    [&] { return prepare_runs(*backend, operands, timing.cache, row.bytes); },
                     timing, ceilings, power, launch);
       }
       if (on_row) on_row(row);

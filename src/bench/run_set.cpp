@@ -33,12 +33,8 @@ RotationPlan rotation_count(double l2_bytes, double operand_bytes, double footpr
   return plan;
 }
 
-std::uint64_t rotation_seed(std::uint64_t seed, int r) {
-  return seed + std::uint64_t(r) * 0x9E3779B97F4A7C15ull;  // far from the neighbouring cases' seeds
-}
-
-RunSet prepare_runs(const Backend& backend, const GemmOperands& operands, std::uint64_t seed,
-                    CacheState cache, double operand_bytes) {
+RunSet prepare_runs(const Backend& backend, const GemmOperands& operands, CacheState cache,
+                    double operand_bytes) {
   RunSet set;
   const bool cold = cache == CacheState::cold && backend.device() == DeviceKind::cuda;
   const GpuMemory before = cold ? current_gpu_memory() : GpuMemory{};
@@ -47,11 +43,7 @@ RunSet prepare_runs(const Backend& backend, const GemmOperands& operands, std::u
     const GpuMemory after = current_gpu_memory();
     const RotationPlan plan = rotation_count(before.l2_bytes, operand_bytes,
                                              before.free_bytes - after.free_bytes, after.free_bytes);
-    for (int r = 1; r < plan.count; ++r) {
-      GemmOperands rotated = random_operands(operands.problem, rotation_seed(seed, r));
-      rotated.alpha = operands.alpha;
-      set.runs.push_back(backend.prepare(rotated));
-    }
+    for (int r = 1; r < plan.count; ++r) set.runs.push_back(backend.prepare(operands));
     set.cache = CacheState::cold;
     set.note = plan.note;
   }

@@ -1,6 +1,6 @@
 #pragma once
 // The runs one measurement times (time_gemm, timing.hpp): hot, one run on the case's operands;
-// cold, R runs of the same problem on R distinct operand sets, which the harness calls in turn
+// cold, R runs of the same problem, each on its own device copy of the operands, called in turn
 // (also inside a captured graph), so that the working set is at least kColdL2Multiple x the L2
 // and each call finds its operands in DRAM, as each layer of a model's forward does.
 //
@@ -41,14 +41,12 @@ struct RunSet {
   std::string note;                            // RotationPlan::note
 };
 
-// The seed of operand set r >= 1 of a case whose operands were drawn with `seed`.
-std::uint64_t rotation_seed(std::uint64_t seed, int r);
-
-// One run on `operands` (hot, or a host backend), or the cold set: the first on `operands`, then
-// backend.prepare(random_operands(problem, rotation_seed(seed, r))) for r = 1 .. R - 1, with
-// `operands`' alpha. `operand_bytes`: gemm_bytes of the problem in the backend's encoding.
-RunSet prepare_runs(const Backend& backend, const GemmOperands& operands, std::uint64_t seed,
-                    CacheState cache, double operand_bytes);
+// One run on `operands` (hot, or a host backend), or the cold set: R runs prepared from the same
+// operands, each its own device copy (the L2 holds addresses, not values, so R copies are as
+// cold as R distinct sets, and the host draws the operands once). `operand_bytes`: gemm_bytes
+// of the problem in the backend's encoding.
+RunSet prepare_runs(const Backend& backend, const GemmOperands& operands, CacheState cache,
+                    double operand_bytes);
 
 // `run` alone, for rows whose operands are not rotated (the grouped bench: all its experts'
 // weights are one operand set): cold when `cache` is cold and the set alone is at least

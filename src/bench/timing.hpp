@@ -1,6 +1,6 @@
 #pragma once
 // The timing harness every verb uses. One measurement of a RunSet (one prepared run, or R runs
-// on distinct operand sets for a cold cache, src/bench/run_set.hpp):
+// on their own device copies of the operands for a cold cache, src/bench/run_set.hpp):
 //   1. GPU runs are bound to the first run's stream (GemmRun::bind_cuda_stream), so that calls
 //      are ordered on one stream and call i goes to runs[i % R] (CallCycle, sampler.hpp);
 //   2. warm-up: max(warmup_calls, R) calls, so that every run has been called once;

@@ -312,10 +312,13 @@ __device__ __forceinline__ void decode_cta(const Params& p, CtaCoord cta, std::u
   for (int r = 0; r < 2; ++r) {
     const std::int64_t row = row0 + 8 * r;
     const bool valid = row < p.n;
-    const std::int64_t scale_byte =
-        (valid ? scale_offset(p.layout, row, 0, scale_cols) : 0) + scale_k_part(p.layout, kb);
+    // The aligned word is taken of the absolute address: a grouped launch's per-expert scale
+    // arrays need not start 4-byte aligned.
+    const std::uintptr_t scale_byte =
+        reinterpret_cast<std::uintptr_t>(p.b.scales) +
+        std::uintptr_t((valid ? scale_offset(p.layout, row, 0, scale_cols) : 0) + scale_k_part(p.layout, kb));
     lane_stream.codes[r] = p.b.data + (valid ? row * (p.k / 2) + lane_stream.k / 2 : 0);
-    lane_stream.scale_words[r] = p.b.scales + (scale_byte & ~std::int64_t(3));
+    lane_stream.scale_words[r] = reinterpret_cast<const std::uint8_t*>(scale_byte & ~std::uintptr_t(3));
     lane_stream.row_valid[r] = valid;
     lane_stream.second_word[r] = !p.mxfp4 && (scale_byte & 3) == 3;
     scale_shift[r] = int(scale_byte & 3) * 8;

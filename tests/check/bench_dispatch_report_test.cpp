@@ -52,7 +52,7 @@ TEST(BenchDispatchReport, JsonCarriesTheDispatchOnItsRowsOnly) {
   EXPECT_EQ(d["refused"][0]["backend"], "cuda-wgmma");
   EXPECT_THAT(d["refused"][0]["reason"].get<std::string>(), HasSubstr("K = 48"));
   EXPECT_FALSE(j["results"][1].contains("dispatch"));
-  EXPECT_EQ(j["schema"], "fp4gemm.bench/2");
+  EXPECT_EQ(j["schema"], "fp4gemm.bench/3");
 }
 
 TEST(BenchDispatchReport, CsvColumnsOnEveryLineWhenSomeRowHasOne) {

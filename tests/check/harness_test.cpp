@@ -57,11 +57,6 @@ TEST(RotationCount, CappedAtMaxRotationsAndSaysSo) {
   EXPECT_NE(p.note.find("the cap on operand sets"), std::string::npos) << p.note;
 }
 
-TEST(RotationSeed, DistinctPerSetAndFromOtherCases) {
-  std::set<std::uint64_t> seeds{1, 2, 3};  // the seeds of cases 0..2 with --seed 1
-  for (int r = 1; r < kMaxRotations; ++r) EXPECT_TRUE(seeds.insert(rotation_seed(1, r)).second) << r;
-}
-
 // A host run that counts its calls.
 class CountingRun final : public GemmRun {
  public:
