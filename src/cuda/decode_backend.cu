@@ -16,8 +16,9 @@ class DecodeBackend final : public Backend {
  public:
   std::string_view name() const override { return "cuda-decode"; }
   std::string_view summary() const override {
-    return "CUDA decode kernels (M <= 32): weights streamed once with 16-byte loads, dequantized "
-           "in registers (exact), mma.sync with the tokens as the MMA's N, split-K; sm_80+";
+    return "CUDA decode kernels (M <= 32): weights streamed once through a cp.async ring, "
+           "dequantized in registers by bit placement (exact), mma.sync with the tokens as the MMA's "
+           "N, split-K; w4a4: the bf16 activations quantized on the GPU in every call; sm_80+";
   }
   DeviceKind device() const override { return DeviceKind::cuda; }
   Accuracy accuracy() const override { return bf16_mma_accuracy(); }

@@ -26,10 +26,14 @@ constexpr DispatchRow kTable[] = {
      .basis = "H200 6144x6144 w4a16: cuda-decode 15.5 / 24.9 / 37.5 us, cuda-mma 29.2 / 29.4 / "
               "56.3 us at M = 1 / 16 / 32"},
     // Past the decode kernels' M and below kSm90WgmmaMinM: cuda-mma, the kernel measured there.
+    // bench/results/h200_v3_graph_cold/wgmma.txt (6144x6144 w4a16, hot): cuda-mma 105 us vs
+    // cuda-wgmma 151 us at M = 128; cuda-wgmma 282 / 424 / 1622 us vs cuda-mma 353 / 526 / 2075
+    // at M = 512 / 1024 / 4096.
     {.sm = 90, .m_max = kSm90WgmmaMinM - 1, .backend = "cuda-mma",
-     .basis = "above the decode kernels' M = 32; cuda-wgmma not measured here yet"},
-    // unmeasured: first H200 numbers pending (cuda-wgmma's tile is 128 tokens wide).
-    {.sm = 90, .backend = "cuda-wgmma", .basis = "unmeasured: first H200 numbers pending"},
+     .basis = "H200 128x6144x6144 w4a16: cuda-mma 105 us, cuda-wgmma 151 us"},
+    {.sm = 90, .backend = "cuda-wgmma",
+     .basis = "H200 6144x6144 w4a16: cuda-wgmma 282 / 424 / 1622 us, cuda-mma 353 / 526 / 2075 us "
+              "at M = 512 / 1024 / 4096"},
     // Other architectures (sm_80, sm_89, sm_100, sm_120, ...): no measurement of their own yet;
     // the decode boundary is the H200's (the kernels take M <= 32), cuda-mma above it.
     {.sm = kOtherSm, .m_max = 32, .backend = "cuda-decode",

@@ -63,9 +63,10 @@ constexpr std::string_view table_fault(std::span<const DispatchRow> table) {
   return other_group ? "" : "no rows for the other architectures (sm = kOtherSm)";
 }
 
-// The smallest M the sm_90 rows give cuda-wgmma (below it, down to M = 33, cuda-mma).
-// Unmeasured: first H200 numbers pending; the one number to change when they come.
-inline constexpr std::int64_t kSm90WgmmaMinM = 128;
+// The smallest M the sm_90 rows give cuda-wgmma (below it, down to M = 33, cuda-mma): on the
+// H200 cuda-mma wins at M = 128 and cuda-wgmma v1 from M = 512 (bench/results/h200_v3_graph_cold/
+// wgmma.txt); M between them is not measured.
+inline constexpr std::int64_t kSm90WgmmaMinM = 512;
 
 // The table auto uses (dispatch_table.cpp).
 std::span<const DispatchRow> dispatch_table();
@@ -75,7 +76,7 @@ std::span<const DispatchRow> dispatch_table();
 // table_fault (InvalidArgument otherwise).
 std::size_t dispatch_row(std::span<const DispatchRow> table, int sm, const GemmShape& shape);
 
-// The row as --explain prints it: "sm_90, M 33..127: cuda-mma (H200 ...)", or for a GPU of an
+// The row as --explain prints it: "sm_90, M 33..511: cuda-mma (H200 ...)", or for a GPU of an
 // architecture without rows "sm_89 (default rows), M 1..32: cuda-decode (...)".
 std::string describe_row(std::span<const DispatchRow> table, std::size_t row, int sm);
 

@@ -17,7 +17,8 @@ class MmaBackend final : public Backend {
   std::string_view name() const override { return "cuda-mma"; }
   std::string_view summary() const override {
     return "CUDA mma.sync bf16 tensor cores, FP4 dequantized in registers (exact), fp32 "
-           "accumulation, split-K for small M; sm_80+";
+           "accumulation, split-K for small M; w4a4: the bf16 activations quantized on the GPU in "
+           "every call; sm_80+";
   }
   DeviceKind device() const override { return DeviceKind::cuda; }
   Accuracy accuracy() const override { return bf16_mma_accuracy(); }

@@ -60,8 +60,9 @@ class WgmmaBackend final : public Backend {
   std::string_view name() const override { return "cuda-wgmma"; }
   std::string_view summary() const override {
     return "CUDA wgmma bf16 tensor cores (Hopper), TMA + mbarrier pipeline, persistent; FP4 "
-           "weights dequantized in registers (exact), fp32 accumulation; w4a4: A dequantized to "
-           "bf16 by a separate GPU kernel first; NVFP4 needs K % 32 == 0; sm_90a";
+           "weights dequantized in registers (exact), fp32 accumulation; w4a4: the bf16 "
+           "activations quantized on the GPU in every call, then A dequantized to bf16 by a "
+           "separate GPU kernel; NVFP4 needs K % 32 == 0; sm_90a";
   }
   DeviceKind device() const override { return DeviceKind::cuda; }
   Accuracy accuracy() const override { return bf16_mma_accuracy(); }

@@ -1,7 +1,7 @@
 // auto on the GPU against the CPU reference: every mode x format x scale layout x output dtype at
-// M = 1, 17 (decode rows), 33 (cuda-mma) and 256 (cuda-wgmma on sm_90, cuda-mma elsewhere), with
+// M = 1, 17 (decode rows), 33 (cuda-mma) and 1024 (cuda-wgmma on sm_90, cuda-mma elsewhere), with
 // fresh random operands (the seed is in every failure) and the tolerance of auto's declared
-// accuracy; the kernel it picks is the table's on this GPU, and NVFP4 K = 48 at M = 256 falls back
+// accuracy; the kernel it picks is the table's on this GPU, and NVFP4 K = 48 at M = 1024 falls back
 // to cuda-mma and still matches. Without a GPU these skip.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -39,7 +39,7 @@ class AutoGemm : public testing::TestWithParam<Combo> {
 // sm_90a image), and the problem runs within the bound whichever kernel it lands on.
 TEST_P(AutoGemm, MatchesTheReferenceOnTheTablesKernel) {
   const int sm = cuda::current_device_sm();
-  for (std::int64_t m : {1, 17, 33, 256}) {
+  for (std::int64_t m : {1, 17, 33, 1024}) {
     const GemmProblem problem = problem_of(GetParam(), m, 300, 1024);
     const std::optional<Dispatch> d = auto_backend().dispatch(problem);
     ASSERT_TRUE(d.has_value());
@@ -54,11 +54,11 @@ TEST_P(AutoGemm, MatchesTheReferenceOnTheTablesKernel) {
   }
 }
 
-// cuda-wgmma refuses NVFP4 K % 32 != 0: M = 256 lands on cuda-mma and is still right.
+// cuda-wgmma refuses NVFP4 K % 32 != 0: M = 1024 lands on cuda-mma and is still right.
 TEST_P(AutoGemm, Nvfp4K48FallsBackAndMatchesTheReference) {
   Combo c = GetParam();
   if (c.format != Fp4Format::nvfp4) GTEST_SKIP() << "K = 48 is not a multiple of the MXFP4 block";
-  const GemmProblem problem = problem_of(c, 256, 129, 48);
+  const GemmProblem problem = problem_of(c, 1024, 129, 48);
   const std::optional<Dispatch> d = auto_backend().dispatch(problem);
   ASSERT_TRUE(d.has_value());
   EXPECT_EQ(d->chosen, "cuda-mma") << d->rule << "; " << d->describe_refusals();

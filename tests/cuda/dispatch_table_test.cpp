@@ -1,7 +1,7 @@
 // auto's dispatch table, without a GPU: every row of every architecture selected at its first and
 // last M (and not past it), the sm_90 rows as measured, architectures without rows of their own
 // on the default rows, the fallback order when a candidate refuses (with the real can_implement of
-// each backend: NVFP4 K = 48 on sm_90 at M = 256 goes from cuda-wgmma to cuda-mma), malformed
+// each backend: NVFP4 K = 48 on sm_90 at M = 1024 goes from cuda-wgmma to cuda-mma), malformed
 // tables rejected, and the candidates' declared accuracy equal to auto's.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -61,7 +61,7 @@ TEST(DispatchTable, Sm90DecodeUpTo32ThenMmaThenWgmma) {
   for (std::int64_t m : {1, 2, 17, 32}) EXPECT_EQ(pick(90, m), "cuda-decode") << "M = " << m;
   for (std::int64_t m : {std::int64_t(33), std::int64_t(64), kSm90WgmmaMinM - 1})
     EXPECT_EQ(pick(90, m), "cuda-mma") << "M = " << m;
-  for (std::int64_t m : {kSm90WgmmaMinM, std::int64_t(256), std::int64_t(8192)})
+  for (std::int64_t m : {kSm90WgmmaMinM, std::int64_t(1024), std::int64_t(8192)})
     EXPECT_EQ(pick(90, m), "cuda-wgmma") << "M = " << m;
 }
 
@@ -81,7 +81,7 @@ TEST(DispatchTable, RuleNamesArchitectureRangeBackendAndMeasurement) {
   EXPECT_THAT(mma.rule, HasSubstr(fmt::format("sm_90, M 33..{}: cuda-mma", kSm90WgmmaMinM - 1)));
   const Dispatch wgmma = resolve_dispatch(table, 90, {4096, 6144, 6144}, kAllAccept);
   EXPECT_THAT(wgmma.rule, HasSubstr(fmt::format("sm_90, M >= {}: cuda-wgmma", kSm90WgmmaMinM)));
-  EXPECT_THAT(wgmma.rule, HasSubstr("unmeasured: first H200 numbers pending"));
+  EXPECT_THAT(wgmma.rule, HasSubstr("H200 6144x6144 w4a16: cuda-wgmma"));
   const Dispatch decode = resolve_dispatch(table, 90, {1, 6144, 6144}, kAllAccept);
   EXPECT_THAT(decode.rule, HasSubstr("sm_90, M 1..32: cuda-decode (H200 6144x6144"));
   const Dispatch other = resolve_dispatch(table, 89, {1, 6144, 6144}, kAllAccept);
@@ -95,7 +95,7 @@ TEST(DispatchTable, RuleNamesArchitectureRangeBackendAndMeasurement) {
 // cuda-wgmma refuses NVFP4 K % 32 != 0 (TMA row alignment): the problem falls to cuda-mma and the
 // refusal's reason is recorded.
 TEST(DispatchFallback, Nvfp4K48OnSm90FallsFromWgmmaToMma) {
-  const GemmProblem problem{{256, 768, 48}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::linear, DType::bf16};
+  const GemmProblem problem{{1024, 768, 48}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::linear, DType::bf16};
   const Dispatch d = resolve_dispatch(dispatch_table(), 90, problem.shape, admission_of(problem));
   EXPECT_EQ(d.chosen, "cuda-mma");
   ASSERT_EQ(d.refused.size(), 1u);
