@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/gpu_requirement.hpp"
@@ -23,14 +22,8 @@ namespace {
 // ring, decode::kRingBytes, comes on top).
 constexpr int kSliceSmemLimit = 48 * 1024;
 // CTAs wanted per SM: enough warps that every SM keeps many copies in flight and issues while
-// some wait. FP4GEMM_DECODE_CTAS_PER_SM overrides it (a tuning knob for measurements).
+// some wait.
 constexpr int kCtasPerSmTarget = 4;
-
-int ctas_per_sm_target() {
-  const char* value = std::getenv("FP4GEMM_DECODE_CTAS_PER_SM");
-  const int parsed = value != nullptr ? std::atoi(value) : 0;
-  return parsed > 0 ? parsed : kCtasPerSmTarget;
-}
 
 template <bool kAFp4, class F>
 decltype(auto) with_kernel(int token_blocks, F&& f) {
@@ -86,7 +79,7 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem) {
   while (decode::a_tile_bytes(int(s.m), max_groups + 1) <= kSliceSmemLimit) ++max_groups;
   const std::int64_t sms = current_device_attribute(cudaDevAttrMultiProcessorCount);
   std::int64_t splits = std::clamp<std::int64_t>(
-      (sms * ctas_per_sm_target() + tiles_n - 1) / tiles_n, 1, plan.k_groups);
+      (sms * kCtasPerSmTarget + tiles_n - 1) / tiles_n, 1, plan.k_groups);
   plan.groups_per_split = int(std::min<std::int64_t>((plan.k_groups + splits - 1) / splits, max_groups));
   plan.splits = (plan.k_groups + plan.groups_per_split - 1) / plan.groups_per_split;
   require(plan.splits <= 65535, "{}: K = {} needs {} K-slices, above the grid limit of 65535",
