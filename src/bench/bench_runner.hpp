@@ -45,13 +45,6 @@ struct BenchRow {
 //   plus M x N output elements of out_dtype.
 double gemm_bytes(const GemmProblem& problem, OperandEncoding encoding);
 
-// `timing`: options.method and options.cache apply to GPU backends (prepare_runs, time_gemm);
-// host backends are timed hot with the steady clock. `ceilings`: those of the GPU the CUDA
-// backends run on (choose_ceilings), each row's roofline uses them with the backend's
-// compute_path() and, for stream or single timing, the launch overhead measured once per
-// method. `power`: sampled around time_gemm for GPU
-// backends (DeviceKind::cuda) when available(); null: run_bench opens its own when a GPU backend
-// is in the list (pass one to print its status() line).
 // Whether any of `backends` runs on a CUDA device (then run_bench samples power).
 bool any_gpu_backend(const std::vector<const Backend*>& backends);
 
@@ -75,6 +68,13 @@ void measure_row(BenchRow& row, bool gpu, ComputePath path, const std::function<
                  LaunchOverheads& launch);
 
 using BenchRowCallback = std::function<void(const BenchRow&)>;
+// Each case on each backend. `timing`: options.method and options.cache apply to GPU backends
+// (prepare_runs, time_gemm); host backends are timed hot with the steady clock. `ceilings`: those
+// of the GPU the CUDA backends run on (choose_ceilings); each row's roofline uses them with the
+// backend's compute_path() and, for stream or single timing, the launch overhead measured once
+// per method. `power`: sampled around time_gemm for GPU backends (DeviceKind::cuda) when
+// available(); null: run_bench opens its own when a GPU backend is in the list (pass one to print
+// its status() line).
 std::vector<BenchRow> run_bench(const std::vector<BenchCase>& cases,
                                 const std::vector<const Backend*>& backends,
                                 const TimingOptions& timing, std::uint64_t seed,

@@ -25,19 +25,12 @@ constexpr int kSliceSmemLimit = 48 * 1024;
 // some wait.
 constexpr int kCtasPerSmTarget = 4;
 
-template <bool kAFp4, class F>
-decltype(auto) with_kernel(int token_blocks, F&& f) {
-  switch (token_blocks) {
-    case 1: return f(decode::decode_gemm_kernel<1, kAFp4>);
-    case 2: return f(decode::decode_gemm_kernel<2, kAFp4>);
-    default: break;
-  }
-  return f(decode::decode_gemm_kernel<4, kAFp4>);
-}
-
+// f(the kernel instance for `token_blocks` in `mode`): decode::with_instance's choice.
 template <class F>
 decltype(auto) with_kernel(Mode mode, int token_blocks, F&& f) {
-  return mode == Mode::w4a4 ? with_kernel<true>(token_blocks, f) : with_kernel<false>(token_blocks, f);
+  return decode::with_instance(mode, token_blocks, [&](auto mt, auto a_fp4) {
+    return f(decode::decode_gemm_kernel<decltype(mt)::value, decltype(a_fp4)::value>);
+  });
 }
 
 }  // namespace

@@ -30,6 +30,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/kernel_args.cuh"
 #include "cuda/mma_primitives.cuh"
@@ -382,6 +383,23 @@ __global__ void __launch_bounds__(kThreads) decode_gemm_kernel(const Params p) {
   extern __shared__ uint4 smem[];
   decode_cta<MT, kAFp4>(p, CtaCoord{int(blockIdx.x), int(blockIdx.y), int(gridDim.y)},
                         reinterpret_cast<std::uint16_t*>(smem));
+}
+
+// ------------------------------------------------------------------ the instances
+// The instances of decode_cta a launcher picks from (MT = 1, 2 or 4 token blocks; w4a4 or w4a16):
+// calls f(std::integral_constant<int, MT>, std::bool_constant<kAFp4>) for the one serving
+// `token_blocks` (1, 2, or anything larger: 4) in `mode`. Host code; the launchers of cuda-decode
+// and cuda-grouped pass each their own kernel.
+template <class F>
+decltype(auto) with_instance(Mode mode, int token_blocks, F&& f) {
+  const auto with_mt = [&](auto a_fp4) -> decltype(auto) {
+    switch (token_blocks) {
+      case 1: return f(std::integral_constant<int, 1>{}, a_fp4);
+      case 2: return f(std::integral_constant<int, 2>{}, a_fp4);
+      default: return f(std::integral_constant<int, kMaxTokenBlocks>{}, a_fp4);
+    }
+  };
+  return mode == Mode::w4a4 ? with_mt(std::true_type{}) : with_mt(std::false_type{});
 }
 
 }  // namespace fp4gemm::cuda::decode

@@ -52,7 +52,9 @@ TEST_F(GpuTiming, GraphStreamAndSingleTimingsOfCudaMma) {
     EXPECT_LE(t.p10_s, t.median_s);
     EXPECT_LE(t.median_s, t.p90_s);
     EXPECT_GE(t.samples, 1);
-    if (method == TimingMethod::single) EXPECT_EQ(t.calls_per_sample, 1);
+    if (method == TimingMethod::single) {
+      EXPECT_EQ(t.calls_per_sample, 1);
+    }
   }
   EXPECT_EQ(measure_launch_overhead(TimingMethod::graph, quick(TimingMethod::graph)), 0);
   for (TimingMethod method : {TimingMethod::stream, TimingMethod::single}) {
