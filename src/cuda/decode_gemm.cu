@@ -18,8 +18,8 @@
 namespace fp4gemm::cuda {
 namespace {
 
-// The A slice may use this much shared memory per CTA (several CTAs share an SM; the weight
-// ring, decode::kRingBytes, comes on top).
+// The A slice may use this much shared memory per CTA (several CTAs share an SM; the scale tile
+// and the weight ring, decode::kRingBytes, come on top).
 constexpr int kSliceSmemLimit = 48 * 1024;
 // CTAs wanted per SM: enough warps that every SM keeps many copies in flight and issues while
 // some wait.
@@ -77,7 +77,7 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem) {
   plan.splits = (plan.k_groups + plan.groups_per_split - 1) / plan.groups_per_split;
   require(plan.splits <= 65535, "{}: K = {} needs {} K-slices, above the grid limit of 65535",
           problem.describe(), s.k, plan.splits);
-  plan.smem_bytes = decode::smem_bytes(int(s.m), plan.groups_per_split);
+  plan.smem_bytes = decode::smem_bytes(int(s.m), plan.groups_per_split, problem.format == Fp4Format::mxfp4);
 
   with_kernel(problem.mode, plan.token_blocks, [&](auto kernel) {
     FP4GEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -95,8 +95,15 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem) {
   return plan;
 }
 
+void require_decode_scale_alignment(ScaleLayout layout, const std::uint8_t* scales) {
+  require(layout == ScaleLayout::linear || reinterpret_cast<std::uintptr_t>(scales) % 4 == 0,
+          "cuda-decode: a swizzled scale array must start 4-byte aligned (it starts at {})",
+          static_cast<const void*>(scales));
+}
+
 void launch_decode_gemm(const GemmProblem& problem, const DecodePlan& plan,
                         const KernelPointers& ops, cudaStream_t stream) {
+  require_decode_scale_alignment(problem.scale_layout, ops.b_scales);
   decode::Params p;
   static_cast<GemmArgs&>(p) = gemm_args(problem, ops);
   p.groups_per_split = plan.groups_per_split;

@@ -12,12 +12,14 @@
 //     the pair order of the weights' bit-placement dequantization (step 3), each 128-k group
 //     chunk-transposed (chunk c = 4t + jj at unit 4jj + t), rows padded by 64 bytes: the
 //     fragment loads of step 3 are conflict-free 16-byte loads.
-//  2. Warp w streams rows n0 + 16w .. +15 of B: lane (g, t) copies rows g and g + 8, k = 32t ..
-//     32t + 31 of each 128-k group (one 16-byte cp.async per row: every byte read once, in full
-//     32-byte sectors) and the aligned 4-byte words holding their scale bytes, into its own slots
-//     of a kStages-deep shared-memory ring. The copies hold no registers, so kStages - 1 groups
-//     per lane are in flight while the lane computes; only the lane reads its slots, so
-//     cp.async.wait_group is the only synchronization.
+//  2. Warp w streams rows n0 + 16w .. +15 of B. Their scale bytes of the whole K-slice are copied
+//     once, as aligned 4-byte words (lane (g, t) copies words t, t + 4, ... of rows g and g + 8),
+//     into the warp's scale tile, together with the first group's codes. Then lane (g, t) copies
+//     rows g and g + 8, k = 32t .. 32t + 31 of each 128-k group (one 16-byte cp.async per row:
+//     every byte read once, in full 32-byte sectors) into its own slots of a kStages-deep
+//     shared-memory ring. The copies hold no registers, so kStages - 1 groups per lane are in
+//     flight while the lane computes; only the lane reads its slots, so cp.async.wait_group is
+//     the only synchronization (the scale tile is read across lanes: one barrier before step 3).
 //  3. The MMA is D^T = B A^T: m16n8k16 with B's 16 rows as the MMA rows and 8 tokens of A as its
 //     columns (MT MMAs for 8*MT tokens). The codes are dequantized by bit placement (3 logic ops
 //     per two codes, E2M1 x 2^-126 exactly) times one bf16x2 multiply by the block scale, which
@@ -44,24 +46,39 @@ inline constexpr int kWarps = 4;                     // warps per CTA
 inline constexpr int kThreads = 32 * kWarps;
 inline constexpr int kRowsPerCta = 16 * kWarps;      // B rows (outputs) per CTA
 inline constexpr int kGroupK = 128;                  // k per step of a warp (32 per lane)
-inline constexpr int kStages = 4;                    // ring depth: kStages - 1 groups in flight
+inline constexpr int kStages = 6;                    // ring depth: kStages - 1 groups in flight
 inline constexpr int kRowPadElements = 32;           // 64 bytes: rows start 4 units apart
 inline constexpr int kMaxTokenBlocks = 4;            // MT: 8 tokens each, so M <= 32
+// Independent accumulator chains per token block: with one token block a warp's 8 MMAs per group
+// would all wait on the previous one's result; two chains (summed at the end) halve that
+// dependence. With more token blocks the MT chains are already independent.
+constexpr int chains(int mt) { return mt == 1 ? 2 : 1; }
 
-// One ring stage of one lane: two rows' 16 code bytes and two 4-byte scale words per row (the
-// aligned word holding the lane's first scale byte and the next one: an NVFP4 pair may straddle
-// them). Lanes' slots are interleaved (slot i of lane l at i * 32 + l) so the ring reads are
-// conflict-free.
+// One ring stage of one lane: two rows' 16 code bytes. Lanes' slots are interleaved (slot i of
+// lane l at i * 32 + l) so the ring reads are conflict-free.
 inline constexpr int kCodeSlotBytes = 16;
-inline constexpr int kScaleSlotBytes = 8;
-inline constexpr int kStageBytes = 2 * 32 * (kCodeSlotBytes + kScaleSlotBytes);  // per warp
+inline constexpr int kStageBytes = 2 * 32 * kCodeSlotBytes;  // per warp
 inline constexpr int kRingBytes = kWarps * kStages * kStageBytes;
 
+// The scale tile of a warp: 16 rows of words. A row holds the aligned words from the one holding
+// the slice's first scale byte on (linear: consecutive words; swizzled: the words of consecutive
+// 4-block column groups, 512 bytes apart in memory), enough that each lane can read the aligned
+// word pair holding its byte(s) of every group: scale bytes per group (NVFP4 8, MXFP4 4) * groups
+// / 4 + 2 words. The row stride is odd, so the 8 rows a warp reads at once hit distinct banks.
+constexpr int scale_bytes_per_group(bool mxfp4) { return mxfp4 ? kGroupK / 32 : kGroupK / 16; }
+constexpr int scale_row_words(int groups, bool mxfp4) { return scale_bytes_per_group(mxfp4) * groups / 4 + 2; }
+constexpr int scale_row_stride_words(int groups, bool mxfp4) { return scale_row_words(groups, mxfp4) | 1; }
+constexpr int scale_tile_bytes(int groups, bool mxfp4) {
+  return kRowsPerCta * scale_row_stride_words(groups, mxfp4) * 4;
+}
+
 // Shared memory: the A slice (the M real rows of groups * 128 + 32 bf16; token rows past M are
-// never stored, their MMA fragments are zero), then the weight ring.
+// never stored, their MMA fragments are zero), the warps' scale tiles, then the weight ring.
 constexpr int a_stride_elements(int groups) { return groups * kGroupK + kRowPadElements; }
 constexpr int a_tile_bytes(int a_rows, int groups) { return a_rows * a_stride_elements(groups) * 2; }
-constexpr int smem_bytes(int a_rows, int groups) { return a_tile_bytes(a_rows, groups) + kRingBytes; }
+constexpr int smem_bytes(int a_rows, int groups, bool mxfp4) {
+  return a_tile_bytes(a_rows, groups) + scale_tile_bytes(groups, mxfp4) + kRingBytes;
+}
 
 // Which part of the GEMM a CTA computes: B rows kRowsPerCta*tile .. and K-slice `split` of
 // `splits`; `tile` also indexes the split-K workspace and counters.
@@ -124,32 +141,23 @@ __device__ void stage_activations(const Params& p, std::uint16_t* a_tile, std::i
   }
 }
 
-// ------------------------------------------------------------------ step 2: the weight ring
+// ------------------------------------------------------------------ step 2: scales and the weight ring
 // What a lane needs to copy its share of one group, advanced by one group per step.
 struct LaneStream {
-  const std::uint8_t* codes[2];        // row r: first code byte of the lane at the current group
-  const std::uint8_t* scale_words[2];  // row r: the aligned word holding its first scale byte
-  bool row_valid[2];                   // row < N (rows past N: slots zero, never copied)
-  bool second_word[2];                 // an NVFP4 scale pair straddles two words (byte 3 + next)
-  std::int64_t k;                      // the lane's first k at the current group
-  std::int64_t scale_step;             // bytes between one group's scale words and the next
+  const std::uint8_t* codes[2];  // row r: first code byte of the lane at the current group
+  bool row_valid[2];             // row < N (rows past N: slots zero, never copied)
+  std::int64_t k;                // the lane's first k at the current group
 
   __device__ __forceinline__ void next_group() {
     k += kGroupK;
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      codes[r] += kGroupK / 2;
-      scale_words[r] += scale_step;
-    }
+    for (int r = 0; r < 2; ++r) codes[r] += kGroupK / 2;
   }
 };
 
-// A lane's slots of one stage: two rows' code bytes, then two rows' scale words.
+// A lane's slot of one stage for row r.
 __device__ __forceinline__ std::uint8_t* code_slot(std::uint8_t* stage, int r, int lane) {
   return stage + (r * 32 + lane) * kCodeSlotBytes;
-}
-__device__ __forceinline__ std::uint8_t* scale_slot(std::uint8_t* stage, int r, int lane) {
-  return stage + 2 * 32 * kCodeSlotBytes + (r * 32 + lane) * kScaleSlotBytes;
 }
 
 // Rows past N are never copied: their slots are zeroed once, so their products are zero.
@@ -157,27 +165,38 @@ __device__ __forceinline__ void zero_invalid_rows(const LaneStream& s, std::uint
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     if (s.row_valid[r]) continue;
-    for (int stage = 0; stage < kStages; ++stage) {
+    for (int stage = 0; stage < kStages; ++stage)
       *reinterpret_cast<uint4*>(code_slot(ring + stage * kStageBytes, r, lane)) = make_uint4(0, 0, 0, 0);
-      *reinterpret_cast<uint2*>(scale_slot(ring + stage * kStageBytes, r, lane)) = make_uint2(0, 0);
-    }
   }
 }
 
-// Copies one group wholly inside the slice (rows 16-byte aligned): one 16-byte code copy and one
-// scale word (two when the pair straddles) per valid row.
+// Copies the words of one scale-tile row that hold any of the slice's `slice_bytes` scale bytes,
+// the lane's share (words t, t + 4, ...): `first_word` is the aligned word holding the first,
+// `word_step` the distance between consecutive words (linear 4, swizzled 512). `shift` is the
+// first byte's lane in its word. A row past N gets zeros (its codes are zero; a garbage scale
+// could be NaN). Words past the last needed one are left unwritten: step 3 reads them only into
+// bits it masks off.
+__device__ __forceinline__ void copy_scale_row(std::uint32_t* tile_row, const std::uint8_t* first_word,
+                                               std::int64_t word_step, int shift, int slice_bytes,
+                                               bool valid, int t) {
+  const int words = (shift + slice_bytes + 3) / 4;
+  for (int j = t; j < words; j += 4) {
+    if (valid)
+      mma::cp_async_4(tile_row + j, first_word + j * word_step);
+    else
+      tile_row[j] = 0;
+  }
+}
+
+// Copies one group wholly inside the slice (rows 16-byte aligned): one 16-byte code copy per
+// valid row.
 __device__ __forceinline__ void copy_full_group(const LaneStream& s, std::uint8_t* stage, int lane) {
 #pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    if (!s.row_valid[r]) continue;
-    mma::cp_async_16(code_slot(stage, r, lane), s.codes[r]);
-    mma::cp_async_4(scale_slot(stage, r, lane), s.scale_words[r]);
-    if (s.second_word[r]) mma::cp_async_4(scale_slot(stage, r, lane) + 4, s.scale_words[r] + 4);
-  }
+  for (int r = 0; r < 2; ++r)
+    if (s.row_valid[r]) mma::cp_async_16(code_slot(stage, r, lane), s.codes[r]);
 }
 
-// Copies any group: the part past the slice end zero-filled (step 3 masks the one scale byte that
-// can belong to a block past the end), rows 8-byte aligned (K % 16 == 0).
+// Copies any group: the part past the slice end zero-filled, rows 8-byte aligned (K % 16 == 0).
 __device__ __forceinline__ void copy_edge_group(const LaneStream& s, std::int64_t k_end,
                                                 std::uint8_t* stage, int lane) {
   const std::int64_t left = k_end - s.k;  // elements of the lane's 32 inside the slice
@@ -187,29 +206,30 @@ __device__ __forceinline__ void copy_edge_group(const LaneStream& s, std::int64_
     if (!s.row_valid[r]) continue;
     mma::cp_async_8(code_slot(stage, r, lane), s.codes[r], bytes < 8 ? bytes : 8);
     mma::cp_async_8(code_slot(stage, r, lane) + 8, s.codes[r] + 8, bytes > 8 ? bytes - 8 : 0);
-    const int scale_bytes = bytes > 0 ? 4 : 0;
-    mma::cp_async_4(scale_slot(stage, r, lane), s.scale_words[r], scale_bytes);
-    mma::cp_async_4(scale_slot(stage, r, lane) + 4, s.scale_words[r] + 4, scale_bytes);
   }
 }
 
 // ------------------------------------------------------------------ step 3: MMAs of one group
-template <int MT>
+// scale_words[r]: the scale-tile word of row r holding the lane's first scale byte of this group,
+// scale_shift[r] its bit offset there; scale_mask keeps the bytes of the lane's blocks inside the
+// slice (a byte of a block past the end may be any code, NaN included, and its codes are zero).
+template <int MT, bool kMxfp4>
 __device__ __forceinline__ void multiply_group(const Params& p, std::uint8_t* stage, int lane,
-                                               const int (&scale_shift)[2], bool second_block,
+                                               const std::uint32_t* const (&scale_words)[2],
+                                               const int (&scale_shift)[2], std::uint32_t scale_mask,
                                                const std::uint16_t* a_group, int stride, int m,
-                                               int g, int t, float (&acc)[MT][4]) {
+                                               int g, int t, float (&acc)[chains(MT)][MT][4]) {
   uint4 codes[2];
   std::uint32_t scale[2][2];  // [row][first / second 16 of the lane's 32], bf16x2
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     codes[r] = *reinterpret_cast<const uint4*>(code_slot(stage, r, lane));
-    const uint2 words = *reinterpret_cast<const uint2*>(scale_slot(stage, r, lane));
-    const std::uint32_t bytes = __funnelshift_r(words.x, words.y, scale_shift[r]);
-    if (p.mxfp4) {
-      scale[r][0] = scale[r][1] = mma::scale_to_bf16x2(true, bytes & 0xFF);
+    const std::uint32_t bytes =
+        __funnelshift_r(scale_words[r][0], scale_words[r][1], scale_shift[r]) & scale_mask;
+    if constexpr (kMxfp4) {
+      scale[r][0] = scale[r][1] = mma::scale_to_bf16x2(true, bytes);
     } else {
-      mma::nvfp4_scale_x2_to_bf16x2(bytes & (second_block ? 0xFFFFu : 0xFFu), scale[r][0], scale[r][1]);
+      mma::nvfp4_scale_x2_to_bf16x2(bytes, scale[r][0], scale[r][1]);
     }
   }
 #pragma unroll
@@ -225,7 +245,7 @@ __device__ __forceinline__ void multiply_group(const Params& p, std::uint8_t* st
       mma::e2m1x8_to_bf16_bits((&codes[r].x)[jj], w[r]);
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
-        const std::uint32_t value = p.mxfp4 ? mma::e2m1_bits_to_bf16_times_2_126(w[r][i]) : w[r][i];
+        const std::uint32_t value = kMxfp4 ? mma::e2m1_bits_to_bf16_times_2_126(w[r][i]) : w[r][i];
         w[r][i] = mma::bf16x2_mul(value, scale[r][jj >= 2]);
       }
     }
@@ -235,7 +255,7 @@ __device__ __forceinline__ void multiply_group(const Params& p, std::uint8_t* st
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt) {
         const std::uint32_t b[2] = {h == 0 ? act[mt].x : act[mt].z, h == 0 ? act[mt].y : act[mt].w};
-        mma::mma_bf16_16816(acc[mt], a, b);
+        mma::mma_bf16_16816(acc[h % chains(MT)][mt], a, b);
       }
     }
   }
@@ -284,11 +304,10 @@ __device__ bool reduce_splits(const Params& p, CtaCoord cta, float (&acc)[MT][4]
 }
 
 // ------------------------------------------------------------------ one CTA's work
-// MT: token blocks of 8 (M <= 8 * MT). kAFp4: A is FP4 (w4a4), else bf16 (w4a16). `cta` names
-// the rows tile (B rows 64*tile ..) and the K-slice; a caller that runs several GEMMs in one
-// launch (grouped) passes each GEMM's Params with its own pointers, workspace and counters.
-template <int MT, bool kAFp4>
-__device__ __forceinline__ void decode_cta(const Params& p, CtaCoord cta, std::uint16_t* a_tile) {
+// MT: token blocks of 8 (M <= 8 * MT). kAFp4: A is FP4 (w4a4), else bf16 (w4a16). kMxfp4: the
+// format (p.mxfp4), a template parameter so that the group loop is one basic block.
+template <int MT, bool kAFp4, bool kMxfp4>
+__device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord cta, std::uint16_t* a_tile) {
   static_assert(MT >= 1 && MT <= kMaxTokenBlocks, "8..32 tokens");
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32, g = lane / 4, t = lane % 4;
 
@@ -302,33 +321,44 @@ __device__ __forceinline__ void decode_cta(const Params& p, CtaCoord cta, std::u
 
   // 2. This lane's stream: rows row0 and row0 + 8 (zero-filled past N), k = k_begin + 32t.
   const std::int64_t row0 = std::int64_t(cta.tile) * kRowsPerCta + warp * 16 + g;
-  const std::int64_t scale_cols = p.k / (p.mxfp4 ? 32 : 16);
-  const int block_shift = p.mxfp4 ? 5 : 4;
-  const std::int64_t kb = (k_begin + 32 * t) >> block_shift;
+  const std::int64_t scale_cols = p.k / (kMxfp4 ? 32 : 16);
+  const int block_shift = kMxfp4 ? 5 : 4;
+  const std::int64_t kb_begin = k_begin >> block_shift;  // a multiple of 4 (slices are whole groups)
+  const int slice_scale_bytes = int(((k_end - k_begin) + (1 << block_shift) - 1) >> block_shift);
+  const int scale_stride = scale_row_stride_words(groups, kMxfp4);
+  std::uint32_t* scale_tile = reinterpret_cast<std::uint32_t*>(reinterpret_cast<std::uint8_t*>(a_tile) +
+                                                              a_tile_bytes(int(p.m), groups)) +
+                              warp * 16 * scale_stride;
   LaneStream lane_stream;
   lane_stream.k = k_begin + 32 * t;
-  lane_stream.scale_step = scale_k_part(p.layout, kGroupK >> block_shift);
-  int scale_shift[2];  // bit offset of the lane's first scale byte in its word: the same every group
+  const std::uint32_t* scale_words[2];  // the word holding the lane's first scale byte of group 0
+  int scale_shift[2];                   // its bit offset there: the same every group
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     const std::int64_t row = row0 + 8 * r;
     const bool valid = row < p.n;
     // The aligned word is taken of the absolute address: a grouped launch's per-expert scale
-    // arrays need not start 4-byte aligned.
-    const std::uintptr_t scale_byte =
+    // arrays need not start 4-byte aligned (linear layout; swizzled arrays are 512-byte blocks).
+    const std::uintptr_t first_byte =
         reinterpret_cast<std::uintptr_t>(p.b.scales) +
-        std::uintptr_t((valid ? scale_offset(p.layout, row, 0, scale_cols) : 0) + scale_k_part(p.layout, kb));
+        std::uintptr_t((valid ? scale_offset(p.layout, row, 0, scale_cols) : 0) + scale_k_part(p.layout, kb_begin));
+    const int shift = int(first_byte & 3);
+    std::uint32_t* tile_row = scale_tile + (g + 8 * r) * scale_stride;
+    copy_scale_row(tile_row, reinterpret_cast<const std::uint8_t*>(first_byte & ~std::uintptr_t(3)),
+                   scale_k_part(p.layout, 4), shift, slice_scale_bytes, valid, t);
+    // The lane's first byte is byte t * (bytes per 32 k) of the row's slice bytes.
+    const int lane_byte = shift + t * (kMxfp4 ? 1 : 2);
+    scale_words[r] = tile_row + lane_byte / 4;
+    scale_shift[r] = (lane_byte % 4) * 8;
     lane_stream.codes[r] = p.b.data + (valid ? row * (p.k / 2) + lane_stream.k / 2 : 0);
-    lane_stream.scale_words[r] = reinterpret_cast<const std::uint8_t*>(scale_byte & ~std::uintptr_t(3));
     lane_stream.row_valid[r] = valid;
-    lane_stream.second_word[r] = !p.mxfp4 && (scale_byte & 3) == 3;
-    scale_shift[r] = int(scale_byte & 3) * 8;
   }
+  constexpr int scale_word_step = scale_bytes_per_group(kMxfp4) / 4;  // words per group
   // Groups 0 .. full_groups - 1 take the fast copy: wholly inside the slice, rows of K/2 bytes
   // 16-byte aligned.
   const int full_groups = p.k % 32 == 0 ? slice / kGroupK : 0;
-  std::uint8_t* ring = reinterpret_cast<std::uint8_t*>(a_tile) + a_tile_bytes(int(p.m), groups) +
-                       warp * kStages * kStageBytes;
+  std::uint8_t* ring = reinterpret_cast<std::uint8_t*>(scale_tile - warp * 16 * scale_stride) +
+                       scale_tile_bytes(groups, kMxfp4) + warp * kStages * kStageBytes;
   const auto copy_group = [&](int group, int stage) {
     if (group < full_groups)
       copy_full_group(lane_stream, ring + stage * kStageBytes, lane);
@@ -344,10 +374,11 @@ __device__ __forceinline__ void decode_cta(const Params& p, CtaCoord cta, std::u
   }
   // 1. (after the first weight copies are on their way)
   stage_activations<MT, kAFp4>(p, a_tile, k_begin, slice, stride);
-  __syncthreads();
+  mma::cp_async_wait<kStages - 2>();  // this lane's scale words (committed with group 0)
+  __syncthreads();                    // the A slice and every lane's scale words
 
   // 3. Group i is consumed while groups i + 1 .. i + kStages - 1 are in flight.
-  float acc[MT][4] = {};
+  float chain_acc[chains(MT)][MT][4] = {};
   int stage = 0;
   for (int i = 0; i < groups; ++i) {
     const int refill = stage == 0 ? kStages - 1 : stage - 1;  // the stage consumed last step
@@ -355,15 +386,29 @@ __device__ __forceinline__ void decode_cta(const Params& p, CtaCoord cta, std::u
     mma::cp_async_commit();
     lane_stream.next_group();
     mma::cp_async_wait<kStages - 1>();
-    const bool second_block = k_begin + std::int64_t(i) * kGroupK + 32 * t + 16 < k_end;
-    multiply_group<MT>(p, ring + stage * kStageBytes, lane, scale_shift, second_block,
-                       a_tile + i * kGroupK, stride, int(p.m), g, t, acc);
+    const std::int64_t lane_k = k_begin + std::int64_t(i) * kGroupK + 32 * t;
+    const std::uint32_t scale_mask = lane_k >= k_end            ? 0u
+                                     : kMxfp4 || lane_k + 16 >= k_end ? 0xFFu
+                                                                       : 0xFFFFu;
+    const std::uint32_t* const group_scale_words[2] = {scale_words[0] + i * scale_word_step,
+                                                       scale_words[1] + i * scale_word_step};
+    multiply_group<MT, kMxfp4>(p, ring + stage * kStageBytes, lane, group_scale_words, scale_shift, scale_mask,
+                       a_tile + i * kGroupK, stride, int(p.m), g, t, chain_acc);
     stage = stage == kStages - 1 ? 0 : stage + 1;
   }
+  float acc[MT][4];
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      acc[mt][i] = chain_acc[0][mt][i];
+#pragma unroll
+      for (int c = 1; c < chains(MT); ++c) acc[mt][i] += chain_acc[c][mt][i];
+    }
 
   // 4. acc[mt][2r + e] is D(token 8mt + 2t + e, row row0 + 8r), times 2^-kNvfp4Shift for NVFP4.
   if (cta.splits > 1 && !reduce_splits<MT>(p, cta, acc)) return;
-  const float unshift = p.mxfp4 ? 1.0f : float(1 << mma::kNvfp4Shift);  // exact: a power of two
+  const float unshift = kMxfp4 ? 1.0f : float(1 << mma::kNvfp4Shift);  // exact: a power of two
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
@@ -374,6 +419,16 @@ __device__ __forceinline__ void decode_cta(const Params& p, CtaCoord cta, std::u
     for (int r = 0; r < 2; ++r)
 #pragma unroll
       for (int e = 0; e < 2; ++e) store_output(p, 8 * mt + 2 * t + e, row0 + 8 * r, acc[mt][2 * r + e]);
+}
+
+// `cta` names the rows tile (B rows 64*tile ..) and the K-slice; a caller that runs several GEMMs
+// in one launch (grouped) passes each GEMM's Params with its own pointers, workspace and counters.
+template <int MT, bool kAFp4>
+__device__ __forceinline__ void decode_cta(const Params& p, CtaCoord cta, std::uint16_t* a_tile) {
+  if (p.mxfp4)
+    decode_cta_of_format<MT, kAFp4, true>(p, cta, a_tile);
+  else
+    decode_cta_of_format<MT, kAFp4, false>(p, cta, a_tile);
 }
 
 // ------------------------------------------------------------------ the kernel

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "cuda/kernel_operands.hpp"
@@ -33,6 +34,11 @@ Verdict decode_can_implement(const GemmProblem& problem);
 Verdict decode_kernel_image_present();
 // Throws InvalidArgument when decode_can_implement refuses the problem.
 DecodePlan plan_decode_gemm(const GemmProblem& problem);
+// The kernels copy swizzled scales as whole aligned 4-byte words (one 4-block column group of a
+// row each): a swizzled scale array must start 4-byte aligned (every allocation does, and each
+// expert's array of a grouped launch is a whole number of 512-byte blocks). Throws otherwise.
+void require_decode_scale_alignment(ScaleLayout layout, const std::uint8_t* scales);
+
 void launch_decode_gemm(const GemmProblem& problem, const DecodePlan& plan,
                         const KernelPointers& ops, cudaStream_t stream);
 

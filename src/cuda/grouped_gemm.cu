@@ -67,6 +67,7 @@ GroupedPlan plan_grouped_gemm(const GemmProblem& expert, std::int64_t experts,
 
 void launch_grouped_gemm(const GroupedPlan& plan, const GroupedPointers& ptr, cudaStream_t stream) {
   const GemmProblem& e = plan.expert;
+  require_decode_scale_alignment(e.scale_layout, ptr.b_scales);
   grouped::Params p;
   KernelPointers base;  // the pointers of expert 0 and row 0; the kernel offsets them per expert
   base.b_data = ptr.b_data;
