@@ -25,13 +25,18 @@ struct Verdict {
 };
 
 // How a backend's result relates to the exact product (check derives its tolerance from this):
-// |D - R| <= (2 * input_relative_error + K * accumulation_unit) * S + output rounding,
+// |D - R| <= (2 * input_relative_error + K * accumulation_unit) * S + output rounding
+// (K * accumulation_unit as accumulation_block below says when the sums are promoted in blocks),
 // where S = |alpha| sum |A_hat B_hat| (ReferenceResult::abs_sum).
 struct Accuracy {
   bool exact = true;                 // false: the backend changes the operands (lossy)
   double input_relative_error = 0;   // per operand, e.g. 2^-4 for E4M3 re-quantization
   double accumulation_unit = 0;      // unit roundoff of one accumulation step
   std::string note;                  // one line for reports, e.g. "exact: bf16 MMA, fp32 accumulate"
+  // 0: every accumulation step has unit accumulation_unit (the K u term). B > 0: sums of at most
+  // B products are formed at accumulation_unit (e.g. FP8 tensor cores), then promoted into an
+  // fp32 sum, so the term is min(K, B) u + ceil(K / B) 2^-24 (verify.hpp).
+  int accumulation_block = 0;
 };
 
 // poison_output() fills D with all-one bytes: NaN in every output dtype, and a NaN that no
@@ -98,6 +103,9 @@ class Backend {
     return encoding() == OperandEncoding::fp8 ? ComputePath::fp8_tensor : ComputePath::bf16_tensor;
   }
   virtual std::unique_ptr<GemmRun> prepare(const GemmOperands& operands) const = 0;
+  // True for backends that run only when named (or with "all"): lossy fast paths of fp4gemm's
+  // own (cuda-fp8-lossy), which neither `auto` nor a default backend list may pick.
+  virtual bool only_when_named() const { return false; }
   // Backends that hand each problem to another backend (auto) say which one and why; the rest
   // run problems themselves (nullopt).
   virtual std::optional<Dispatch> dispatch(const GemmProblem&) const { return std::nullopt; }

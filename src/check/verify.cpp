@@ -1,5 +1,6 @@
 #include "check/verify.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -21,6 +22,15 @@ OutputRounding output_rounding(DType dtype) {
   return {0.0, 0.0};
 }
 
+// The accumulation part of the bound, relative to S: K u, or with sums promoted to fp32 every
+// B products, min(K, B) u (each block's error is at most B u times its share of S, and the shares
+// add up to S) + ceil(K / B) 2^-24 (the fp32 sum of the promoted blocks).
+double accumulation_term(std::int64_t k, const Accuracy& accuracy) {
+  const std::int64_t block = accuracy.accumulation_block;
+  if (block <= 0) return double(k) * accuracy.accumulation_unit;
+  return double(std::min(k, block)) * accuracy.accumulation_unit + double((k + block - 1) / block) * 0x1p-24;
+}
+
 }  // namespace
 
 VerifyResult verify_output(const std::vector<float>& d, const ReferenceResult& reference,
@@ -33,7 +43,7 @@ VerifyResult verify_output(const std::vector<float>& d, const ReferenceResult& r
   }
   const double e = accuracy.input_relative_error;
   const double growth = (1 + e) * (1 + e);
-  const double per_sum = growth - 1 + double(problem.shape.k) * accuracy.accumulation_unit * growth;
+  const double per_sum = growth - 1 + accumulation_term(problem.shape.k, accuracy) * growth;
   const OutputRounding rounding = output_rounding(problem.out_dtype);
 
   double error_sq = 0, reference_sq = 0;

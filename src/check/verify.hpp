@@ -4,8 +4,10 @@
 // Tolerance, from the arithmetic (Backend::Accuracy): with S = |alpha| sum_k |A_hat B_hat| and
 // e = input_relative_error, u = accumulation_unit,
 //   |D - R| <= ((1 + e)^2 - 1 + K u (1 + e)^2) * S + (2^-24 + u_out) * |R| + floor_out
-// where u_out is the output dtype's half-ulp (f32 0, bf16 2^-8, f16 2^-11; the 2^-24 is the
-// fp32 alpha multiply) and floor_out half its smallest subnormal. An exact backend (e = 0)
+// (K u becomes min(K, B) u + ceil(K / B) 2^-24 for a backend whose sums are promoted to fp32
+// every B = accumulation_block products), where u_out is the output dtype's half-ulp (f32 0,
+// bf16 2^-8, f16 2^-11; the 2^-24 is the fp32 alpha multiply) and floor_out half its smallest
+// subnormal. An exact backend (e = 0)
 // therefore differs from R only by accumulation order and output rounding.
 // Also flagged: NaN/Inf, elements never written (still the poison pattern), all-zero output
 // where R is not all zero.

@@ -52,6 +52,25 @@ TEST(Verify, LossyBackendsGetTheirInputErrorInTheBound) {
   EXPECT_FALSE(verify_output(d, reference(), kProblem, kFp32Accumulation).passed);
 }
 
+TEST(Verify, BlockPromotedAccumulationBoundsOnlyOneBlockAtTheCoarseUnit) {
+  // K = 1024, u = 2^-13, promoted every 128: accumulation term 128 * 2^-13 + 8 * 2^-24 ~ 2^-6,
+  // not K u = 2^-3. Element 0 (S = 10): bound ~ 0.156 + output rounding; 0.15 off passes, 0.2
+  // fails; without the block the same accumulation unit would take 1.25.
+  const GemmProblem p{{2, 3, 1024}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::linear, DType::f32};
+  const Accuracy blocked{true, 0.0, 0x1p-13, "fp8 tensor cores, promoted", 128};
+  const Accuracy unblocked{true, 0.0, 0x1p-13, "fp8 tensor cores"};
+  std::vector<float> d = exact_output();
+  d[0] += 0.15f;
+  EXPECT_TRUE(verify_output(d, reference(), p, blocked).passed);
+  d[0] = 1.2f + 1.0f;
+  EXPECT_FALSE(verify_output(d, reference(), p, blocked).passed);
+  EXPECT_TRUE(verify_output(d, reference(), p, unblocked).passed);
+  // K below the block: min(K, B) = K, one promotion.
+  std::vector<float> small = exact_output();
+  small[0] += 0.07f;  // K = 64: 64 * 2^-13 * 10 = 0.078
+  EXPECT_TRUE(verify_output(small, reference(), kProblem, blocked).passed);
+}
+
 TEST(Verify, AllZerosFlagged) {
   const VerifyResult v = verify_output(std::vector<float>(6, 0.0f), reference(), kProblem, kFp32Accumulation);
   EXPECT_FALSE(v.passed);

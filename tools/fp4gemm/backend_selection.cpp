@@ -19,7 +19,8 @@ std::vector<const Backend*> select_backends(const std::vector<std::string>& name
     const DeviceKind best = gpu_available ? DeviceKind::cuda : DeviceKind::cpu;
     for (const auto& b : all_backends()) {
       if (!b->availability().ok) continue;
-      const bool default_pick = (every_device || b->device() == best) && b->name() != "cpu-reference";
+      const bool default_pick = (every_device || b->device() == best) && b->name() != "cpu-reference" &&
+                                !b->only_when_named();
       if (all || default_pick) chosen.push_back(b.get());
     }
     return chosen;
@@ -31,6 +32,13 @@ std::vector<const Backend*> select_backends(const std::vector<std::string>& name
     chosen.push_back(&b);
   }
   return chosen;
+}
+
+std::string describe_named_only(const std::vector<const Backend*>& backends) {
+  std::string text;
+  for (const Backend* b : backends)
+    if (b->only_when_named()) text += fmt::format("note: {}: {}\n", b->name(), b->summary());
+  return text;
 }
 
 std::string describe_best_device() {

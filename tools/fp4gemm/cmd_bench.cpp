@@ -245,7 +245,7 @@ void add_bench_command(CLI::App& app) {
                                           power ? &*power : nullptr);
     progress.finish();
     if (args->explain) fmt::print("{}", explain_dispatch(rows));
-    fmt::print("{}\n{}", timing_header(timing), bench_table(rows));
+    fmt::print("{}\n{}{}", timing_header(timing), describe_named_only(backends), bench_table(rows));
     const BenchTimes times = BenchTimes::from_rows(rows, "this run");
     if (model) fmt::print("{}", model_bench_table(*model, times));
     const BenchContext context{command_line(), device, timing, ceilings};

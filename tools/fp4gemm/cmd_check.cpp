@@ -76,6 +76,7 @@ void add_check_command(CLI::App& app) {
     const std::vector<GemmProblem> grid = build_grid(*args);
     fmt::print("Checking {} backend(s) on {} problems against the CPU reference (seed {}).\n",
                backends.size(), grid.size(), args->seed);
+    fmt::print("{}", describe_named_only(backends));
     std::map<std::string, std::array<int, 3>> counts;  // pass, fail, skip per backend
     const auto rows = run_check(grid, backends, args->seed, [&](const CheckRow& row) {
       fmt::print("{}\n", row_line(row));
