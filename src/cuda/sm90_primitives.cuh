@@ -5,7 +5,8 @@
 //   TMA         cp.async.bulk.tensor 2-D tile loads completing on an mbarrier;
 //   wgmma       fence / commit / wait, the bf16 m64n{128,256}k16 MMA with both operands in
 //               shared memory, and the matrix descriptor of a 128-byte-swizzled K-major operand;
-//   proxies     the fence that makes ordinary shared-memory stores visible to wgmma / TMA.
+//   proxies     the fence that makes ordinary shared-memory stores visible to wgmma / TMA;
+//   barriers    named barriers among a subset of the CTA's warps.
 // Facts and their PTX ISA sections: notes_wgmma.md. Only code compiled for sm_90a may call the
 // wgmma wrappers (the caller guards with __CUDA_ARCH_FEAT_SM90_ALL); being inline and unused
 // elsewhere, they emit nothing for other architectures.
@@ -78,6 +79,11 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, s
 // Model" > proxies; fence.proxy.async).
 __device__ __forceinline__ void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+// Barrier `id` (1..15; 0 is __syncthreads) among `threads` threads (a multiple of 32) of the CTA.
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
 // ------------------------------------------------------------------ wgmma

@@ -23,7 +23,7 @@ class WgmmaGemmRun final : public DeviceGemmRun {
   WgmmaGemmRun(const GemmOperands& operands, const WgmmaPlan& plan)
       : DeviceGemmRun(operands.problem),
         plan_(plan),
-        operands_(operands, 0, 0, output_ptr(), stream()),
+        operands_(operands, plan.workspace_floats, plan.counters, output_ptr(), stream()),
         a_dequantized_(operands.problem.mode == Mode::w4a4
                            ? std::size_t(operands.problem.shape.m * operands.problem.shape.k)
                            : 0),

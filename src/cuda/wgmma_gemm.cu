@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/gpu_requirement.hpp"
@@ -29,23 +30,43 @@ std::int64_t tiles_of(const GemmShape& s, int block_m) {
   return ((s.m + block_m - 1) / block_m) * ((s.n + kBlockN - 1) / kBlockN);
 }
 
-// BM = 256 halves the conversion and activation-tile reloads per FLOP, BM = 128 quantizes the
-// token dimension and the waves of the persistent grid more finely. Both do a tile's K-tile in
-// time proportional to BM, so the one with fewer waves x BM wins, 256 on ties (less conversion).
-int choose_block_m(const GemmShape& s, int multiprocessors) {
-  const auto cost = [&](int bm) {
-    return (tiles_of(s, bm) + multiprocessors - 1) / multiprocessors * bm;
-  };
-  return cost(wgmma::Tile256::BM) <= cost(wgmma::Tile128::BM) ? wgmma::Tile256::BM
-                                                              : wgmma::Tile128::BM;
+// The tile config and split-K of a problem. BM = 256 halves the conversion and the activation
+// reloads per FLOP; BM = 128 and split-K quantize the persistent grid's waves more finely. A
+// K-tile costs time proportional to BM, so a choice costs
+//   waves x (K-tiles per split + reduction) x BM,  waves = ceil(tiles x splits / SMs),
+// the reduction (workspace write of the partial tile, the last unit's read of all of them)
+// estimated as splits + 1 K-tiles when splits > 1. The cheapest wins; on ties BM = 256, then fewer
+// splits. At most kMaxSplits splits, none empty, and only in a config with the reduction.
+constexpr int kMaxSplits = 16;
+struct Choice {
+  int block_m = 0, splits = 1, k_tiles_per_split = 0;
+};
+Choice choose(const GemmShape& s, int multiprocessors) {
+  const std::int64_t k_tiles = (s.k + kBlockK - 1) / kBlockK;
+  Choice best;
+  std::int64_t best_cost = -1;
+  for (auto [bm, split_k] : {std::pair{wgmma::Tile256::BM, wgmma::Tile256::kSplitK},
+                             std::pair{wgmma::Tile128::BM, wgmma::Tile128::kSplitK}})
+    for (std::int64_t want = 1; want <= (split_k ? std::min<std::int64_t>(k_tiles, kMaxSplits) : 1);
+         ++want) {
+      const std::int64_t per_split = (k_tiles + want - 1) / want;
+      const std::int64_t splits = (k_tiles + per_split - 1) / per_split;
+      const std::int64_t waves = (tiles_of(s, bm) * splits + multiprocessors - 1) / multiprocessors;
+      const std::int64_t cost = waves * (per_split + (splits > 1 ? splits + 1 : 0)) * bm;
+      if (best_cost < 0 || cost < best_cost) {
+        best_cost = cost;
+        best = {bm, int(splits), int(per_split)};
+      }
+    }
+  return best;
 }
 
 }  // namespace
 
 std::string WgmmaPlan::describe() const {
-  return fmt::format("{}x{}x{} (N x M x K), {} stages, {} threads, {} B smem, {} tiles on {} "
-                     "persistent CTAs",
-                     block_n, block_m, block_k, stages, threads, smem_bytes, tiles, grid);
+  return fmt::format("{}x{}x{} (N x M x K), {} stages, {} threads, {} B smem, {} tiles x {} "
+                     "K-splits on {} persistent CTAs",
+                     block_n, block_m, block_k, stages, threads, smem_bytes, tiles, splits, grid);
 }
 
 Verdict wgmma_can_implement(const GemmProblem& problem) {
@@ -76,7 +97,8 @@ WgmmaPlan wgmma_plan_for(const GemmProblem& problem, int multiprocessors) {
   const Verdict verdict = wgmma_can_implement(problem);
   if (!verdict) throw InvalidArgument(verdict.reason);
   const GemmShape& s = problem.shape;
-  return with_config(choose_block_m(s, multiprocessors), [&](auto cfg) {
+  const Choice choice = choose(s, multiprocessors);
+  return with_config(choice.block_m, [&](auto cfg) {
     using Cfg = decltype(cfg);
     WgmmaPlan plan;
     plan.block_n = Cfg::BN;
@@ -89,7 +111,13 @@ WgmmaPlan wgmma_plan_for(const GemmProblem& problem, int multiprocessors) {
     plan.tiles_m = int((s.m + Cfg::BM - 1) / Cfg::BM);
     plan.tiles = plan.tiles_n * plan.tiles_m;
     plan.k_tiles = int((s.k + Cfg::BK - 1) / Cfg::BK);
-    plan.grid = std::max(1, std::min(plan.tiles, multiprocessors));
+    plan.splits = choice.splits;
+    plan.k_tiles_per_split = choice.k_tiles_per_split;
+    plan.units = plan.tiles * plan.splits;
+    plan.grid = std::max(1, std::min(plan.units, multiprocessors));
+    plan.workspace_floats =
+        plan.splits > 1 ? std::size_t(plan.units) * std::size_t(Cfg::BN * Cfg::BM) : 0;
+    plan.counters = plan.splits > 1 ? std::size_t(plan.tiles) : 0;
     return plan;
   });
 }
@@ -135,6 +163,9 @@ void launch_wgmma_gemm(const GemmProblem& problem, const WgmmaPlan& plan,
   p.tiles_n = plan.tiles_n;
   p.tiles = plan.tiles;
   p.k_tiles = plan.k_tiles;
+  p.splits = plan.splits;
+  p.k_tiles_per_split = plan.k_tiles_per_split;
+  p.units = plan.units;
   with_config(plan.block_m, [&](auto cfg) {
     using Cfg = decltype(cfg);
     wgmma::wgmma_gemm_kernel<Cfg>

@@ -5,17 +5,18 @@
 //
 // It computes D^T = B A^T: the weights are wgmma's A operand (64 rows of N per consumer
 // warpgroup), the activations wgmma's B operand (BM tokens = the MMA's N), both read by wgmma from
-// shared memory. A converter warpgroup rebuilds each K-tile of FP4 weights as exact bf16 in shared
+// shared memory. Three converter warps rebuild each K-tile of FP4 weights as exact bf16 in shared
 // memory, so the consumers' MMAs never wait on conversion (v1 converted in the consumers' own
 // registers, and ptxas serialized those wgmmas: notes_wgmma.md).
 //
 // Algorithm (one CTA = 3 warpgroups, 384 threads, persistent):
 //  1. Tiles are BN = 128 weight rows x BM tokens (BM = 128 or 256, chosen by the plan); tile t
 //     covers weight rows (t % tiles_n) * BN and tokens (t / tiles_n) * BM (weights fastest: CTAs
-//     resident together share the token tile and sweep the weights, which stay in L2). CTA b takes
-//     tiles b, b + gridDim.x, ... Every role walks the same sequence, and a K-tile counter `it`
-//     that runs on across tiles names the ring slot (it % STAGES) and the barrier phase
-//     ((it / STAGES) & 1). A slot holds one K-tile (BK = 64): the activations [BM][64] bf16
+//     resident together share the token tile and sweep the weights, which stay in L2). With
+//     split-K (small M: too few tiles for the SMs) unit u = split * tiles + tile takes the split's
+//     k_tiles_per_split K-tiles. CTA b takes units b, b + gridDim.x, ... Every role walks the same
+//     sequence, and a K-tile counter `it` that runs on across units names the ring slot
+//     (it % STAGES) and the barrier phase ((it / STAGES) & 1). A slot holds one K-tile (BK = 64): the activations [BM][64] bf16
 //     (TMA, 128-byte swizzle), the converted weights [128][64] bf16 (same swizzle), the weight
 //     codes [128][32 B] (TMA) and scale words [128][4].
 //  2. Warp 0 (producer), per K-tile: waits until the slot is free (empty barrier),
@@ -40,7 +41,9 @@
 //  5. Epilogue: after the last K-tile all MMAs are waited for and the last slot released;
 //     acc[4j + 2h + e] is D^T(row 16w + g + 8h, token 8j + 2t + e), stored transposed to D (M x N
 //     row-major) as alpha * acc in f32/bf16/f16 (the dtype switch once per tile), bounds-checked.
-//     The producer and converter meanwhile fill and convert the next tile's first slots.
+//     With split-K the partial tile goes to the workspace first and only the tile's last unit
+//     (atomic counter) sums the partials in split order and stores (reduce_splits).
+//     The producer and converter meanwhile fill and convert the next unit's first slots.
 // Registers: 384 threads leave 168 per thread, which a consumer of BM = 256 (128 accumulators)
 // needs: ptxas allocates every role within the launch bound's cap (setmaxnreg.inc did not raise
 // it: C7602 at 512 threads), so the converter shares warpgroup 0 with the producer rather than
@@ -64,13 +67,14 @@ inline constexpr int kSmemLimit = 232448;
 
 // A CTA tile: BN = 128 weight rows (64 per consumer warpgroup) x BM tokens, K-tiles of BK = 64,
 // STAGES ring slots.
-template <int BM_, int STAGES_>
+template <int BM_, int STAGES_, bool SPLIT_K_>
 struct TileConfig {
   static constexpr int kConsumers = 2;
   static constexpr int BN = 64 * kConsumers;  // weight rows: wgmma's M, 64 per warpgroup
   static constexpr int BM = BM_;              // tokens: wgmma's N
   static constexpr int BK = 64;               // one 128-byte swizzle atom of bf16 per row
   static constexpr int STAGES = STAGES_;
+  static constexpr bool kSplitK = SPLIT_K_;   // whether the kernel has the split-K reduction
   static constexpr int kThreads = 128 * (1 + kConsumers);  // producer + converter, consumers
   static constexpr int kConverterThreads = 96;             // warps 1-3
   static constexpr int kSteps = BK / 16;   // k16 MMA steps (= 16-element scale chunks) per K-tile
@@ -106,14 +110,36 @@ struct TileConfig {
   static_assert(kSmemBytes <= kSmemLimit, "a config must fit 227 KB of shared memory");
 };
 
-// 128 weight rows x 256 tokens, 4 slots of 54 KB (217 KB); 128 x 128, 5 slots of 38 KB (191 KB).
-using Tile256 = TileConfig<256, 4>;
-using Tile128 = TileConfig<128, 5>;
+// 128 weight rows x 256 tokens, 4 slots of 54 KB (217 KB), no split-K: its consumers use all 168
+// registers, and the reduction's code made ptxas spill (216 bytes of stack); 128 x 128, 5 slots
+// of 38 KB (191 KB), with split-K (small M).
+using Tile256 = TileConfig<256, 4, false>;
+using Tile128 = TileConfig<128, 5, true>;
 
 struct Params : GemmArgs {
   int tiles_n = 0, tiles = 0;  // N tiles; all tiles (tile = tile_m * tiles_n + tile_n)
   int k_tiles = 0;             // ceil(K / BK)
+  int splits = 1;              // split-K: units = tiles x splits, unit = split * tiles + tile
+  int k_tiles_per_split = 0;   // the last split may take fewer
+  int units = 0;
 };
+
+// One work unit of the persistent loop (step 1): an output tile and the K-tiles of its split.
+struct Unit {
+  int tile, split, kt_begin, kt_end;
+  std::int64_t n0, m0;  // first weight row, first token
+};
+template <class Cfg>
+__device__ __forceinline__ Unit unit_of(const Params& p, int u) {
+  Unit w;
+  w.tile = u % p.tiles;
+  w.split = u / p.tiles;
+  w.kt_begin = w.split * p.k_tiles_per_split;
+  w.kt_end = min(p.k_tiles, w.kt_begin + p.k_tiles_per_split);
+  w.n0 = std::int64_t(w.tile % p.tiles_n) * Cfg::BN;
+  w.m0 = std::int64_t(w.tile / p.tiles_n) * Cfg::BM;
+  return w;
+}
 
 // Step 5 for one output dtype: acc[4j + 2h + e] = D(token m0 + 8j + 2t + e, column n0 + row + 8h),
 // stored as store(index, alpha * acc) where inside M x N.
@@ -173,15 +199,15 @@ __device__ void produce(const Params& p, const CUtensorMap* act_map, const CUten
   const int block_shift = p.mxfp4 ? 5 : 4;
   const std::int64_t scale_cols = p.k >> block_shift;
   int it = 0;
-  for (int tile = int(blockIdx.x); tile < p.tiles; tile += int(gridDim.x)) {
-    const int n0 = (tile % p.tiles_n) * Cfg::BN, m0 = (tile / p.tiles_n) * Cfg::BM;
+  for (int u = int(blockIdx.x); u < p.units; u += int(gridDim.x)) {
+    const Unit w = unit_of<Cfg>(p, u);
     std::int64_t row_part[kPasses];  // scale_offset(row, 0), or -1 past N
 #pragma unroll
     for (int i = 0; i < kPasses; ++i) {
-      const std::int64_t row = n0 + first_row + i * kRowsPerPass;
+      const std::int64_t row = w.n0 + first_row + i * kRowsPerPass;
       row_part[i] = row < p.n ? scale_offset(p.layout, row, 0, scale_cols) : -1;
     }
-    for (int kt = 0; kt < p.k_tiles; ++kt, ++it) {
+    for (int kt = w.kt_begin; kt < w.kt_end; ++kt, ++it) {
       const int slot = it % Cfg::STAGES;
       sm90::mbarrier_wait(&bar.empty[slot], ((it / Cfg::STAGES) & 1) ^ 1);
       std::uint8_t* stage = smem + slot * Cfg::kStageBytes;
@@ -200,9 +226,9 @@ __device__ void produce(const Params& p, const CUtensorMap* act_map, const CUten
       __syncwarp();  // every lane's plain stores precede lane 0's (releasing) arrive
       if (lane == 0) {
         sm90::mbarrier_arrive_expect_tx(&bar.loaded[slot], Cfg::kTmaBytes);
-        sm90::tma_load_2d(stage, act_map, &bar.loaded[slot], kt * Cfg::BK, m0);
+        sm90::tma_load_2d(stage, act_map, &bar.loaded[slot], kt * Cfg::BK, int(w.m0));
         sm90::tma_load_2d(stage + Cfg::kCodeOffset, code_map, &bar.loaded[slot], kt * Cfg::BK / 2,
-                          n0);
+                          int(w.n0));
       }
     }
   }
@@ -220,16 +246,17 @@ __device__ void convert(const Params& p, std::uint8_t* smem, const Barriers& bar
   const int block_shift = p.mxfp4 ? 5 : 4;
   const std::int64_t scale_cols = p.k >> block_shift;
   int it = 0;
-  for (int tile = int(blockIdx.x); tile < p.tiles; tile += int(gridDim.x)) {
-    const std::int64_t n0 = std::int64_t(tile % p.tiles_n) * Cfg::BN;
+  for (int u = int(blockIdx.x); u < p.units; u += int(gridDim.x)) {
+    const Unit w = unit_of<Cfg>(p, u);
     // Byte lane of each row's scales in its words (row part, 2 bits per row; the k part is added
     // per K-tile). Rows past N have zero words, so any lane reads zero.
     std::uint32_t lanes = 0;
 #pragma unroll
     for (int i = 0; i < kRows; ++i)
-      lanes |= std::uint32_t(scale_offset(p.layout, n0 + first_row + i * kRowStride, 0, scale_cols) & 3)
+      lanes |= std::uint32_t(scale_offset(p.layout, w.n0 + first_row + i * kRowStride, 0,
+                                          scale_cols) & 3)
                << (2 * i);
-    for (int kt = 0; kt < p.k_tiles; ++kt, ++it) {
+    for (int kt = w.kt_begin; kt < w.kt_end; ++kt, ++it) {
       const int slot = it % Cfg::STAGES;
       sm90::mbarrier_wait(&bar.loaded[slot], (it / Cfg::STAGES) & 1);
       std::uint8_t* stage = smem + slot * Cfg::kStageBytes;
@@ -264,21 +291,53 @@ __device__ void convert(const Params& p, std::uint8_t* smem, const Barriers& bar
   }
 }
 
+// Step 5 with split-K: every unit writes its fp32 partial tile to the workspace (float4 per
+// consumer thread, coalesced); the last unit of a tile (atomic counter, reset after use) sums the
+// partials in split order (bit-reproducible) into acc and returns true. Consumer threads only
+// (named barrier 1 of 256 threads); `last` is a shared flag.
+template <class Cfg>
+__device__ __forceinline__ bool reduce_splits(const Params& p, const Unit& w, int thread,
+                                              float (&acc)[Cfg::kAcc], int* last) {
+  constexpr int kThreads = 128 * Cfg::kConsumers, kVectors = Cfg::kAcc / 4;
+  float4* tile_ws = reinterpret_cast<float4*>(p.workspace) +
+                    std::int64_t(w.tile) * p.splits * kVectors * kThreads;
+  float4* mine = tile_ws + std::int64_t(w.split) * kVectors * kThreads;
+#pragma unroll
+  for (int v = 0; v < kVectors; ++v)
+    mine[v * kThreads + thread] = make_float4(acc[4 * v], acc[4 * v + 1], acc[4 * v + 2], acc[4 * v + 3]);
+  __threadfence();  // partials visible device-wide before the count says so
+  sm90::named_barrier_sync(1, kThreads);
+  if (thread == 0) *last = atomicAdd(&p.counters[w.tile], 1) == p.splits - 1;
+  sm90::named_barrier_sync(1, kThreads);
+  if (!*last) return false;
+  __threadfence();
+#pragma unroll
+  for (int v = 0; v < kVectors; ++v) {
+    const float4 sum = sum_partials(tile_ws + v * kThreads + thread,
+                                    std::int64_t(kVectors) * kThreads, p.splits);
+    acc[4 * v] = sum.x;
+    acc[4 * v + 1] = sum.y;
+    acc[4 * v + 2] = sum.z;
+    acc[4 * v + 3] = sum.w;
+  }
+  if (thread == 0) p.counters[w.tile] = 0;  // ready for the next launch
+  return true;
+}
+
 // Steps 4-5: one consumer warpgroup's loop (thread = threadIdx.x - 128).
 template <class Cfg>
-__device__ void consume(const Params& p, std::uint8_t* smem, const Barriers& bar) {
+__device__ void consume(const Params& p, std::uint8_t* smem, const Barriers& bar, int* last) {
   const int thread = int(threadIdx.x) - 128;
-  const int group = thread / 128, w = (thread / 32) % 4, lane = thread % 32;
+  const int group = thread / 128, warp = (thread / 32) % 4, lane = thread % 32;
   const int g = lane / 4, t = lane % 4;
-  const int row = 64 * group + 16 * w + g;  // tile-local weight row (and row + 8)
+  const int row = 64 * group + 16 * warp + g;  // tile-local weight row (and row + 8)
   int it = 0;
-  for (int tile = int(blockIdx.x); tile < p.tiles; tile += int(gridDim.x)) {
-    const std::int64_t n0 = std::int64_t(tile % p.tiles_n) * Cfg::BN;
-    const std::int64_t m0 = std::int64_t(tile / p.tiles_n) * Cfg::BM;
+  for (int u = int(blockIdx.x); u < p.units; u += int(gridDim.x)) {
+    const Unit w = unit_of<Cfg>(p, u);
     float acc[Cfg::kAcc];
 #pragma unroll
     for (int i = 0; i < Cfg::kAcc; ++i) acc[i] = 0.0f;
-    for (int kt = 0; kt < p.k_tiles; ++kt, ++it) {
+    for (int kt = w.kt_begin; kt < w.kt_end; ++kt, ++it) {
       const int slot = it % Cfg::STAGES;
       sm90::mbarrier_wait(&bar.converted[slot], (it / Cfg::STAGES) & 1);
       const std::uint8_t* stage = smem + slot * Cfg::kStageBytes;
@@ -290,14 +349,16 @@ __device__ void consume(const Params& p, std::uint8_t* smem, const Barriers& bar
             sm90::sw128_kmajor_desc(stage, 32 * j));
       sm90::wgmma_commit();
       sm90::wgmma_wait<1>();  // the previous K-tile's MMAs are done: release its slot
-      if (kt > 0 && lane == 0) sm90::mbarrier_arrive(&bar.empty[(it - 1) % Cfg::STAGES]);
+      if (kt > w.kt_begin && lane == 0) sm90::mbarrier_arrive(&bar.empty[(it - 1) % Cfg::STAGES]);
     }
     sm90::wgmma_wait<0>();
     if (lane == 0) sm90::mbarrier_arrive(&bar.empty[(it - 1) % Cfg::STAGES]);
 #pragma unroll
     for (int i = 0; i < Cfg::kAcc; ++i) sm90::fence_operand(acc[i]);
 
-    store_output<Cfg>(p, acc, m0, n0, row, t);
+    if constexpr (Cfg::kSplitK)
+      if (p.splits > 1 && !reduce_splits<Cfg>(p, w, thread, acc, last)) continue;
+    store_output<Cfg>(p, acc, w.m0, w.n0, row, t);
   }
 }
 
@@ -313,6 +374,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ std::uint8_t smem_raw[];
   __shared__ std::uint64_t loaded[Cfg::STAGES], converted[Cfg::STAGES], empty[Cfg::STAGES];
+  __shared__ int last_split;  // split-K: whether this CTA's consumers reduce the tile
   std::uint8_t* smem = smem_raw + ((1024 - (mma::smem_address(smem_raw) & 1023)) & 1023);
   if (threadIdx.x == 0) {
     for (int s = 0; s < Cfg::STAGES; ++s) {
@@ -329,7 +391,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   else if (threadIdx.x < 128)
     convert<Cfg>(p, smem, bar);
   else
-    consume<Cfg>(p, smem, bar);
+    consume<Cfg>(p, smem, bar, &last_split);
 #else
   __trap();
 #endif

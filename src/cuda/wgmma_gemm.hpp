@@ -4,6 +4,7 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -18,7 +19,11 @@ struct WgmmaPlan {
   int block_n = 0, block_m = 0, block_k = 0;  // weight rows x tokens x K per tile
   int stages = 0, threads = 0, smem_bytes = 0;
   int tiles_n = 0, tiles_m = 0, tiles = 0, k_tiles = 0;
-  int grid = 0;  // persistent CTAs: min(tiles, multiprocessors)
+  int splits = 1, k_tiles_per_split = 0;  // split-K
+  int units = 0;                           // tiles x splits
+  int grid = 0;                            // persistent CTAs: min(units, multiprocessors)
+  std::size_t workspace_floats = 0;        // split-K partial tiles (units x BN x BM)
+  std::size_t counters = 0;                // split-K: one per tile
   std::string describe() const;  // "128x256x64 (N x M x K), 4 stages, 512 threads, ..."
 };
 
@@ -30,7 +35,8 @@ Verdict wgmma_can_implement(const GemmProblem& problem);
 Verdict wgmma_kernel_image_present();
 
 // The plan for a GPU with `multiprocessors` SMs (no device call): 128 weight rows x BM tokens per
-// tile, BM = 256 unless 128 takes fewer waves x BM of the persistent grid. Throws
+// tile (BM = 128 or 256) and the split-K count, by the cost model in wgmma_gemm.cu (waves of the
+// persistent grid x K-tiles x BM). Throws
 // InvalidArgument if the problem is refused by wgmma_can_implement.
 WgmmaPlan wgmma_plan_for(const GemmProblem& problem, int multiprocessors);
 

@@ -134,7 +134,8 @@ TEST(WgmmaGemmRules, CanImplementRefusesTheFormatsRulesAndUnalignedRows) {
 }
 
 TEST(WgmmaGemmRules, PlanTilesAPersistentGrid) {
-  // One wave either way: 24 tiles of 128 tokens cost 128, 12 of 256 cost 256.
+  // 24 tiles of 128 tokens, 17 K-tiles: splits 3 (72 units, one wave, 6 K-tiles + 4) ties 4 and 5
+  // and beats 1 (17) and 2 (9 + 3): the fewest splits of the cheapest.
   const cuda::WgmmaPlan big = cuda::wgmma_plan_for(w4a16(1000, 300, 1056, Fp4Format::nvfp4), 132);
   EXPECT_EQ(big.block_n, 128);
   EXPECT_EQ(big.block_m, 128);
@@ -143,19 +144,32 @@ TEST(WgmmaGemmRules, PlanTilesAPersistentGrid) {
   EXPECT_EQ(big.tiles_m, 8);
   EXPECT_EQ(big.tiles, 24);
   EXPECT_EQ(big.k_tiles, 17);
-  EXPECT_EQ(big.grid, 24);
+  EXPECT_EQ(big.splits, 3);
+  EXPECT_EQ(big.k_tiles_per_split, 6);
+  EXPECT_EQ(big.units, 72);
+  EXPECT_EQ(big.grid, 72);
+  EXPECT_EQ(big.workspace_floats, 72u * 128 * 128);
+  EXPECT_EQ(big.counters, 24u);
   EXPECT_LE(big.smem_bytes, 232448);
   EXPECT_EQ(big.threads, 384);
-  // 768 tiles of 256 tokens: 6 waves x 256 ties 1536 tiles of 128 (12 waves x 128): 256 wins.
+  // 768 tiles of 256 tokens: 6 waves x 96 x 256 ties 1536 tiles of 128 (12 waves x 96 x 128).
   const cuda::WgmmaPlan wide = cuda::wgmma_plan_for(w4a16(4096, 6144, 6144, Fp4Format::mxfp4), 132);
   EXPECT_EQ(wide.block_m, 256);
+  EXPECT_EQ(wide.splits, 1);
   EXPECT_EQ(wide.tiles, 48 * 16);
   EXPECT_EQ(wide.grid, 132);
+  EXPECT_EQ(wide.workspace_floats, 0u);
   EXPECT_LE(wide.smem_bytes, 232448);
-  // 192 tiles of 256 tokens take 2 waves (512), 384 of 128 take 3 (384): 128 wins.
+  // 384 tiles of 128 take 3 waves (3 x 96 x 128), 192 of 256 take 2 (2 x 96 x 256).
   const cuda::WgmmaPlan mid = cuda::wgmma_plan_for(w4a16(1024, 6144, 6144, Fp4Format::nvfp4), 132);
   EXPECT_EQ(mid.block_m, 128);
+  EXPECT_EQ(mid.splits, 1);
   EXPECT_EQ(mid.tiles, 48 * 8);
+  // M = 128: 48 tiles; 2 splits give 96 units in one wave (48 + 3 K-tiles).
+  const cuda::WgmmaPlan small = cuda::wgmma_plan_for(w4a16(128, 6144, 6144, Fp4Format::nvfp4), 132);
+  EXPECT_EQ(small.block_m, 128);
+  EXPECT_EQ(small.splits, 2);
+  EXPECT_EQ(small.grid, 96);
   EXPECT_THROW(cuda::wgmma_plan_for(w4a16(4, 4, 48, Fp4Format::nvfp4), 132), InvalidArgument);
 }
 
