@@ -126,7 +126,8 @@ __device__ __forceinline__ void fence_operand(float& r) { asm volatile("" : "+f"
       FP4GEMM_ACC8(d, i + 56)
 
 template <int N>
-__device__ __forceinline__ void wgmma_m64k16_ss(float (&d)[N / 2], std::uint64_t a, std::uint64_t b) {
+__device__ __forceinline__ void wgmma_m64k16_ss(float (&d)[N / 2], std::uint64_t a,
+                                                std::uint64_t b) {
   static_assert(N == 128 || N == 256, "the wrapped wgmma shapes are m64n128k16 and m64n256k16");
   if constexpr (N == 128) {
     asm volatile(
@@ -147,7 +148,8 @@ __device__ __forceinline__ void wgmma_m64k16_ss(float (&d)[N / 2], std::uint64_t
         "%70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, "
         "%87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, "
         "%103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, "
-        "%117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, 1, 1, 1, 0, 0;\n"
+        "%117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
+        "%128, %129, 1, 1, 1, 0, 0;\n"
         : FP4GEMM_ACC64(d, 0), FP4GEMM_ACC64(d, 64)
         : "l"(a), "l"(b));
   }

@@ -15,7 +15,8 @@ namespace fp4gemm::cuda {
 namespace {
 
 // Both configs share BN, BK and the thread count; they differ in BM and the ring depth.
-static_assert(wgmma::Tile128::BN == wgmma::Tile256::BN && wgmma::Tile128::BK == wgmma::Tile256::BK &&
+static_assert(wgmma::Tile128::BN == wgmma::Tile256::BN &&
+              wgmma::Tile128::BK == wgmma::Tile256::BK &&
               wgmma::Tile128::kThreads == wgmma::Tile256::kThreads);
 constexpr int kBlockN = wgmma::Tile256::BN, kBlockK = wgmma::Tile256::BK;
 

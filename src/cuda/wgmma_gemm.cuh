@@ -16,9 +16,9 @@
 //     split-K (small M: too few tiles for the SMs) unit u = split * tiles + tile takes the split's
 //     k_tiles_per_split K-tiles. CTA b takes units b, b + gridDim.x, ... Every role walks the same
 //     sequence, and a K-tile counter `it` that runs on across units names the ring slot
-//     (it % STAGES) and the barrier phase ((it / STAGES) & 1). A slot holds one K-tile (BK = 64): the activations [BM][64] bf16
-//     (TMA, 128-byte swizzle), the converted weights [128][64] bf16 (same swizzle), the weight
-//     codes [128][32 B] (TMA) and scale words [128][4].
+//     (it % STAGES) and the barrier phase ((it / STAGES) & 1). A slot holds one K-tile (BK = 64):
+//     the activations [BM][64] bf16 (TMA, 128-byte swizzle), the converted weights [128][64] bf16
+//     (same swizzle), the weight codes [128][32 B] (TMA) and scale words [128][4].
 //  2. Warp 0 (producer), per K-tile: waits until the slot is free (empty barrier),
 //     then lane 0 expects the TMA bytes on the `loaded` barrier and issues the activation box
 //     (64 k x BM tokens) and the weight-code box (32 B x 128 rows); every lane copies (cp.async)
@@ -26,9 +26,9 @@
 //     chunks past K: no garbage scale, e.g. NaN, meets a zero code) and arrives on `loaded` when
 //     they land. TMA zero-fills rows and k past the tensor.
 //  3. Warps 1-3 (converter), thread c + 8 r' (c = 0..7, r' = 0..11), per K-tile: waits on
-//     `loaded`; for rows r = r' + 12 i < 128 (i = 0..10) converts chunk c (8 codes = one 4-byte word,
-//     k = 8c..8c+7) times its block scale to 8 bf16 (exact: e2m1x4_to_bf16) and stores them as one
-//     16-byte vector at row r, chunk position c ^ (r % 8) of the converted tile: the 128-byte
+//     `loaded`; for rows r = r' + 12 i < 128 (i = 0..10) converts chunk c (8 codes = one 4-byte
+//     word, k = 8c..8c+7) times its block scale to 8 bf16 (exact: e2m1x4_to_bf16) and stores
+//     them as one 16-byte vector at row r, chunk position c ^ (r % 8) of the converted tile: the 128-byte
 //     swizzle TMA applies to the activations, which the wgmma descriptor expects. A quarter-warp
 //     stores one full 128-byte row (no bank conflicts) and reads 32 contiguous code bytes. Then
 //     fence.proxy.async (wgmma reads through the async proxy), and one arrive per warp on
@@ -261,8 +261,10 @@ __device__ void convert(const Params& p, std::uint8_t* smem, const Barriers& bar
       sm90::mbarrier_wait(&bar.loaded[slot], (it / Cfg::STAGES) & 1);
       std::uint8_t* stage = smem + slot * Cfg::kStageBytes;
       const std::uint32_t* codes = reinterpret_cast<const std::uint32_t*>(stage + Cfg::kCodeOffset);
-      const std::uint32_t* words = reinterpret_cast<const std::uint32_t*>(stage + Cfg::kScaleOffset);
-      const std::uint32_t kb = std::uint32_t((std::int64_t(kt) * Cfg::BK + 8 * chunk) >> block_shift);
+      const std::uint32_t* words =
+          reinterpret_cast<const std::uint32_t*>(stage + Cfg::kScaleOffset);
+      const std::uint32_t kb =
+          std::uint32_t((std::int64_t(kt) * Cfg::BK + 8 * chunk) >> block_shift);
       std::uint32_t code_word[kRows], scale_word[kRows];
 #pragma unroll
       for (int i = 0; i < kRows; ++i) {
@@ -304,7 +306,8 @@ __device__ __forceinline__ bool reduce_splits(const Params& p, const Unit& w, in
   float4* mine = tile_ws + std::int64_t(w.split) * kVectors * kThreads;
 #pragma unroll
   for (int v = 0; v < kVectors; ++v)
-    mine[v * kThreads + thread] = make_float4(acc[4 * v], acc[4 * v + 1], acc[4 * v + 2], acc[4 * v + 3]);
+    mine[v * kThreads + thread] =
+        make_float4(acc[4 * v], acc[4 * v + 1], acc[4 * v + 2], acc[4 * v + 3]);
   __threadfence();  // partials visible device-wide before the count says so
   sm90::named_barrier_sync(1, kThreads);
   if (thread == 0) *last = atomicAdd(&p.counters[w.tile], 1) == p.splits - 1;
