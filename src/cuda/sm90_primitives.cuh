@@ -3,8 +3,10 @@
 //   mbarrier    init, arrive (plain, with an expected transaction count, and on completion of
 //               the thread's cp.async copies), parity wait;
 //   TMA         cp.async.bulk.tensor 2-D tile loads completing on an mbarrier;
-//   wgmma       fence / commit / wait and the bf16 m64n128k16 MMA with A from registers, and
-//               the shared-memory matrix descriptor of a 128-byte-swizzled K-major operand.
+//   wgmma       fence / commit / wait, the bf16 m64n{128,256}k16 MMA with both operands in
+//               shared memory, and the matrix descriptor of a 128-byte-swizzled K-major operand;
+//   proxies     the fence that makes ordinary shared-memory stores visible to wgmma / TMA;
+//   barriers    named barriers among a subset of the CTA's warps.
 // Facts and their PTX ISA sections: notes_wgmma.md. Only code compiled for sm_90a may call the
 // wgmma wrappers (the caller guards with __CUDA_ARCH_FEAT_SM90_ALL); being inline and unused
 // elsewhere, they emit nothing for other architectures.
@@ -71,6 +73,19 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, s
       : "memory");
 }
 
+// ------------------------------------------------------------------ proxies
+// Orders this thread's earlier ordinary shared-memory stores before later accesses of the async
+// proxy (wgmma operand reads, TMA), once a barrier publishes them (PTX ISA, "Memory Consistency
+// Model" > proxies; fence.proxy.async).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+// Barrier `id` (1..15; 0 is __syncthreads) among `threads` threads (a multiple of 32) of the CTA.
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 // ------------------------------------------------------------------ wgmma
 // Descriptor of a K-major bf16 operand tile in shared memory, 128-byte swizzled as TMA writes it
 // (rows of 64 elements = 128 bytes; 8-row groups 1024 bytes apart), starting at `tile` + `k_byte`
@@ -97,31 +112,50 @@ __device__ __forceinline__ void wgmma_wait() {
 // Keeps the compiler from moving accesses of `r` across the asynchronous MMAs (after a wait).
 __device__ __forceinline__ void fence_operand(float& r) { asm volatile("" : "+f"(r)::"memory"); }
 
-// acc (64 x 128, fp32) += A (64 x 16 bf16, registers, ALayout_64x16) * B (16 x 128 bf16, shared
-// memory K-major, descriptor `b`). acc[4j + 2h + e] of thread (warp w, lane 4g + t) is element
-// (16w + g + 8h, 8j + 2t + e); a[0..3] hold (row g | g + 8, k 2t | 2t + 8) as documented in
-// notes_wgmma.md.
-__device__ __forceinline__ void wgmma_m64n128k16_rs(float (&d)[64], const std::uint32_t (&a)[4],
-                                                    std::uint64_t b) {
-  asm volatile(
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-      "{%64, %65, %66, %67}, %68, 1, 1, 1, 0;\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
-        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
-        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
-        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
-        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
-        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
-        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
-        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
-        "+f"(d[63])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b));
+// One wgmma with both operands in shared memory (SS): acc (64 x N, fp32) += A (64 x 16 bf16,
+// descriptor `a`) * B (16 x N bf16, descriptor `b`), both K-major (imm-trans-a = imm-trans-b = 0),
+// scale-d = 1 (accumulate). acc[4j + 2h + e] of thread (warp w, lane 4g + t) is element
+// (16w + g + 8h, 8j + 2t + e) (notes_wgmma.md, fact 2). N = 128 or 256: the accumulator list of
+// the asm is spelled out per N (an asm operand list cannot be generated).
+#define FP4GEMM_ACC8(d, i)                                                                \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+      "+f"(d[i + 6]), "+f"(d[i + 7])
+#define FP4GEMM_ACC64(d, i)                                                            \
+  FP4GEMM_ACC8(d, i), FP4GEMM_ACC8(d, i + 8), FP4GEMM_ACC8(d, i + 16), FP4GEMM_ACC8(d, i + 24), \
+      FP4GEMM_ACC8(d, i + 32), FP4GEMM_ACC8(d, i + 40), FP4GEMM_ACC8(d, i + 48),               \
+      FP4GEMM_ACC8(d, i + 56)
+
+template <int N>
+__device__ __forceinline__ void wgmma_m64k16_ss(float (&d)[N / 2], std::uint64_t a,
+                                                std::uint64_t b) {
+  static_assert(N == 128 || N == 256, "the wrapped wgmma shapes are m64n128k16 and m64n256k16");
+  if constexpr (N == 128) {
+    asm volatile(
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "
+        "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "
+        "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "
+        "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, 1, 1, 1, 0, 0;\n"
+        : FP4GEMM_ACC64(d, 0)
+        : "l"(a), "l"(b));
+  } else {
+    asm volatile(
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "
+        "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "
+        "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "
+        "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, "
+        "%70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, "
+        "%87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, "
+        "%103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, "
+        "%117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
+        "%128, %129, 1, 1, 1, 0, 0;\n"
+        : FP4GEMM_ACC64(d, 0), FP4GEMM_ACC64(d, 64)
+        : "l"(a), "l"(b));
+  }
 }
+#undef FP4GEMM_ACC64
+#undef FP4GEMM_ACC8
 
 // ------------------------------------------------------------------ wgmma, FP8 (cuda-fp8-lossy)
 // acc (64 x 128, fp32) = (accumulate ? acc : 0) + A (64 x 32 E4M3, shared memory, descriptor `a`)

@@ -23,11 +23,12 @@ class WgmmaGemmRun final : public DeviceGemmRun {
   WgmmaGemmRun(const GemmOperands& operands, const WgmmaPlan& plan)
       : DeviceGemmRun(operands.problem),
         plan_(plan),
-        operands_(operands, 0, 0, output_ptr(), stream()),
+        operands_(operands, plan.workspace_floats, plan.counters, output_ptr(), stream()),
         a_dequantized_(operands.problem.mode == Mode::w4a4
                            ? std::size_t(operands.problem.shape.m * operands.problem.shape.k)
                            : 0),
-        maps_(encode_wgmma_maps(operands.problem, activations(), operands_.pointers().b_data)) {}
+        maps_(encode_wgmma_maps(operands.problem, plan_, activations(),
+                                operands_.pointers().b_data)) {}
 
   void run() override {
     const GemmProblem& p = problem();
@@ -59,8 +60,9 @@ class WgmmaBackend final : public Backend {
  public:
   std::string_view name() const override { return "cuda-wgmma"; }
   std::string_view summary() const override {
-    return "CUDA wgmma bf16 tensor cores (Hopper), TMA + mbarrier pipeline, persistent; FP4 "
-           "weights dequantized in registers (exact), fp32 accumulation; w4a4: the bf16 "
+    return "CUDA wgmma bf16 tensor cores (Hopper), TMA + mbarrier pipeline, persistent, warp "
+           "specialized; FP4 weights dequantized to bf16 in shared memory by a converter "
+           "warpgroup (exact), fp32 accumulation; w4a4: the bf16 "
            "activations quantized on the GPU in every call, then A dequantized to bf16 by a "
            "separate GPU kernel; NVFP4 needs K % 32 == 0; sm_90a";
   }

@@ -4,40 +4,50 @@
 // such a buffer first, fp4_dequantize.cuh), on wgmma bf16 tensor cores with fp32 accumulation.
 //
 // It computes D^T = B A^T: the weights are wgmma's A operand (64 rows of N per consumer
-// warpgroup) in registers, the activations wgmma's B operand (BM tokens = the MMA's N) in shared
-// memory, so the FP4 weights are dequantized exactly where wgmma wants them, never stored as bf16.
+// warpgroup), the activations wgmma's B operand (BM tokens = the MMA's N), both read by wgmma from
+// shared memory. Three converter warps rebuild each K-tile of FP4 weights as exact bf16 in shared
+// memory, so the consumers' MMAs never wait on conversion (v1 converted in the consumers' own
+// registers, and ptxas serialized those wgmmas: notes_wgmma.md).
 //
-// Algorithm (one CTA of 2 consumer warpgroups + 1 producer warp, persistent):
-//  1. Tiles are BN = 128 weight rows x BM = 128 tokens; tile t covers weight rows
-//     (t % tiles_n) * BN and tokens (t / tiles_n) * BM (weights fastest: CTAs resident together
-//     share the token tile and sweep the weights, the smaller operand, which stay in L2). CTA b
-//     takes tiles b, b + gridDim.x, ... Producer and consumers walk the same sequence, and a
-//     K-tile counter `it` that runs on across tiles names the ring slot (it % STAGES) and the
-//     barrier phase ((it / STAGES) & 1).
-//  2. Producer warp, per K-tile of BK = 64: waits until the slot is free (empty barrier), then
-//       lane 0: expects the TMA bytes on the full barrier and issues two TMA loads: the
-//               activation box (64 k x 128 tokens, bf16, 128-byte swizzle) and the weight box
-//               (32 bytes = 64 codes x 128 rows, unswizzled). Rows and k past the tensor are
-//               zero-filled by TMA;
-//       every lane: for 16 of the 128 rows x 4 chunks of 16 elements, cp.async of the aligned
-//               4-byte word holding the chunk's scale byte (any alignment, either layout), zeros
-//               for rows past N or chunks past K (so no garbage scale, e.g. NaN, meets a zero
-//               code); then an arrive that fires when its copies have landed.
-//  3. Consumer warpgroup c (rows 64c..64c+63 of the tile), thread (warp w, lane 4g + t), per
-//     K-tile: waits on the full barrier; for its rows r = 64c + 16w + g (+ 8) reads the 32 code
-//     bytes (two 16-byte loads) and the 4 scale words (one 16-byte load); per k16 step j builds
-//     the A fragment: codes of k = 2t, 2t+1 (byte t of the step's 8 bytes) and of k = 2t+8, 2t+9
-//     (byte t+4), gathered by one prmt, converted by e2m1x4_to_bf16 times the bf16x2 block scale
-//     (exact, see mma_primitives.cuh); then wgmma.fence, 4 x wgmma m64n128k16 (A registers, B
-//     descriptor advanced by 32 bytes per step inside the swizzle atom), commit.
-//  4. The consumer then waits for its MMAs (wait_group 0) and releases the slot (one arrive per
-//     warp on the empty barrier). Its next K-tile's fragments are built only after that: ptxas
-//     serializes every wgmma (C7513) when registers a pending wgmma reads may be rewritten, so a
-//     warpgroup does not overlap its own conversion with its MMAs; the two consumer warpgroups
-//     interleave instead (one converts while the other's MMAs run).
-//  5. Epilogue: after the last K-tile all MMAs are waited for; acc[4j + 2h + e] is D^T(row
-//     16w + g + 8h, token 8j + 2t + e), stored transposed to D (M x N row-major) as alpha * acc in
-//     f32/bf16/f16, bounds-checked; the producer meanwhile fills the slots of the next tile.
+// Algorithm (one CTA = 3 warpgroups, 384 threads, persistent):
+//  1. Tiles are BN = 128 weight rows x BM tokens (BM = 128 or 256, chosen by the plan); tile t
+//     covers weight rows (t % tiles_n) * BN and tokens (t / tiles_n) * BM (weights fastest: CTAs
+//     resident together share the token tile and sweep the weights, which stay in L2). With
+//     split-K (small M: too few tiles for the SMs) unit u = split * tiles + tile takes the split's
+//     k_tiles_per_split K-tiles. CTA b takes units b, b + gridDim.x, ... Every role walks the same
+//     sequence, and a K-tile counter `it` that runs on across units names the ring slot
+//     (it % STAGES) and the barrier phase ((it / STAGES) & 1). A slot holds one K-tile (BK = 64):
+//     the activations [BM][64] bf16 (TMA, 128-byte swizzle), the converted weights [128][64] bf16
+//     (same swizzle), the weight codes [128][32 B] (TMA) and scale words [128][4].
+//  2. Warp 0 (producer), per K-tile: waits until the slot is free (empty barrier),
+//     then lane 0 expects the TMA bytes on the `loaded` barrier and issues the activation box
+//     (64 k x BM tokens) and the weight-code box (32 B x 128 rows); every lane copies (cp.async)
+//     16 of the 128 rows x 4 chunks of 16 elements' aligned scale words (zeros for rows past N or
+//     chunks past K: no garbage scale, e.g. NaN, meets a zero code) and arrives on `loaded` when
+//     they land. TMA zero-fills rows and k past the tensor.
+//  3. Warps 1-3 (converter), thread c + 8 r' (c = 0..7, r' = 0..11), per K-tile: waits on
+//     `loaded`; for rows r = r' + 12 i < 128 (i = 0..10) converts chunk c (8 codes = one 4-byte
+//     word, k = 8c..8c+7) times its block scale to 8 bf16 (exact: e2m1x4_to_bf16) and stores
+//     them as one 16-byte vector at row r, chunk position c ^ (r % 8) of the converted tile: the 128-byte
+//     swizzle TMA applies to the activations, which the wgmma descriptor expects. A quarter-warp
+//     stores one full 128-byte row (no bank conflicts) and reads 32 contiguous code bytes. Then
+//     fence.proxy.async (wgmma reads through the async proxy), and one arrive per warp on
+//     `converted`.
+//  4. Warpgroups 1-2 (consumers; c = 0, 1 owns weight rows 64c..64c+63), per K-tile: wait on
+//     `converted`, issue 4 x wgmma m64nBMk16 (A: converted rows 64c.., B: activations; the
+//     descriptors advance 32 bytes per k16 step inside the swizzle atom), commit, then
+//     wait_group 1: the previous K-tile's MMAs are done, so its slot is released (one arrive per
+//     warp on `empty`) while this K-tile's MMAs run.
+//  5. Epilogue: after the last K-tile all MMAs are waited for and the last slot released;
+//     acc[4j + 2h + e] is D^T(row 16w + g + 8h, token 8j + 2t + e), stored transposed to D (M x N
+//     row-major) as alpha * acc in f32/bf16/f16 (the dtype switch once per tile), bounds-checked.
+//     With split-K the partial tile goes to the workspace first and only the tile's last unit
+//     (atomic counter) sums the partials in split order and stores (reduce_splits).
+//     The producer and converter meanwhile fill and convert the next unit's first slots.
+// Registers: 384 threads leave 168 per thread, which a consumer of BM = 256 (128 accumulators)
+// needs: ptxas allocates every role within the launch bound's cap (setmaxnreg.inc did not raise
+// it: C7602 at 512 threads), so the converter shares warpgroup 0 with the producer rather than
+// take a fourth warpgroup.
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -55,48 +65,81 @@ namespace fp4gemm::cuda::wgmma {
 // The opt-in shared memory per block of sm_90 (H100, H200): 227 KB.
 inline constexpr int kSmemLimit = 232448;
 
-// A CTA tile: BN weight rows (64 per consumer warpgroup) x BM tokens, K-tiles of BK, STAGES slots.
-template <int CONSUMERS_, int BM_, int BK_, int STAGES_>
+// A CTA tile: BN = 128 weight rows (64 per consumer warpgroup) x BM tokens, K-tiles of BK = 64,
+// STAGES ring slots.
+template <int BM_, int STAGES_, bool SPLIT_K_>
 struct TileConfig {
-  static constexpr int kConsumers = CONSUMERS_;
+  static constexpr int kConsumers = 2;
   static constexpr int BN = 64 * kConsumers;  // weight rows: wgmma's M, 64 per warpgroup
   static constexpr int BM = BM_;              // tokens: wgmma's N
-  static constexpr int BK = BK_;
+  static constexpr int BK = 64;               // one 128-byte swizzle atom of bf16 per row
   static constexpr int STAGES = STAGES_;
-  static constexpr int kProducerWarp = 4 * kConsumers;
-  static constexpr int kThreads = 128 * kConsumers + 32;
+  static constexpr bool kSplitK = SPLIT_K_;   // whether the kernel has the split-K reduction
+  static constexpr int kThreads = 128 * (1 + kConsumers);  // producer + converter, consumers
+  static constexpr int kConverterThreads = 96;             // warps 1-3
   static constexpr int kSteps = BK / 16;   // k16 MMA steps (= 16-element scale chunks) per K-tile
-  static constexpr int kAcc = BM / 2;      // fp32 accumulators per thread (64 x BM / 128)
+  static constexpr int kChunks = BK / 8;   // 16-byte bf16 chunks per converted row
+  static constexpr int kAcc = BM / 2;      // fp32 accumulators per consumer thread (64 x BM / 128)
 
+  // Slot layout: the two swizzled bf16 tiles first (1024-byte aligned), then codes and scales.
   static constexpr int kActBytes = BM * BK * 2;          // [BM][BK] bf16, 128-byte swizzle
-  static constexpr int kWeightBytes = BN * BK / 2;       // [BN][BK/2] code bytes
+  static constexpr int kConvBytes = BN * BK * 2;         // [BN][BK] bf16, 128-byte swizzle
+  static constexpr int kCodeBytes = BN * BK / 2;         // [BN][BK/2] code bytes
   static constexpr int kScaleBytes = BN * kSteps * 4;    // [BN][kSteps] words holding the scale
-  static constexpr int kStageBytes = kActBytes + kWeightBytes + kScaleBytes;
-  static constexpr int kTmaBytes = kActBytes + kWeightBytes;  // the full barrier's transactions
+  static constexpr int kConvOffset = kActBytes;
+  static constexpr int kCodeOffset = kConvOffset + kConvBytes;
+  static constexpr int kScaleOffset = kCodeOffset + kCodeBytes;
+  static constexpr int kStageBytes = kScaleOffset + kScaleBytes;
+  static constexpr int kTmaBytes = kActBytes + kCodeBytes;  // the loaded barrier's transactions
   // 1024 bytes of slack: the dynamic shared memory is aligned to 1024 by hand.
   static constexpr int kSmemBytes = STAGES * kStageBytes + 1024;
-  // Full barrier: lane 0's arrive.expect_tx + one cp.async arrive per producer lane.
-  static constexpr unsigned kFullArrivals = 1 + 32;
-  static constexpr unsigned kEmptyArrivals = 4 * kConsumers;  // one per consumer warp
+  // loaded: lane 0's arrive.expect_tx + one cp.async arrive per producer lane; converted: one
+  // arrive per converter warp; empty: one per consumer warp.
+  static constexpr unsigned kLoadedArrivals = 1 + 32;
+  static constexpr unsigned kConvertedArrivals = kConverterThreads / 32;
+  static constexpr unsigned kEmptyArrivals = 4 * kConsumers;
 
-  static_assert(BK == 64, "a K-tile of activations is one 128-byte swizzle atom per token row");
-  static_assert(BM == 128, "the wgmma wrapper is m64n128k16");
-  static_assert(kActBytes % 1024 == 0 && kStageBytes % 1024 == 0,
+  static_assert(BM == 128 || BM == 256, "the wgmma wrapper is m64n128k16 or m64n256k16");
+  static_assert(kActBytes % 1024 == 0 && kConvBytes % 1024 == 0 && kStageBytes % 1024 == 0,
                 "128-byte-swizzled tiles need 1024-byte alignment");
   static_assert(BN <= 256 && BM <= 256, "TMA boxes are at most 256 rows");
+  static_assert(kConverterThreads % kChunks == 0, "a converter thread keeps one chunk column");
   static_assert((BN * kSteps) % 32 == 0 && 32 % kSteps == 0,
                 "the producer lanes copy whole scale-word columns");
-  static_assert(STAGES >= 2, "the ring overlaps loads with MMAs");
+  static_assert(STAGES >= 2, "the ring overlaps loads and conversion with MMAs");
   static_assert(kSmemBytes <= kSmemLimit, "a config must fit 227 KB of shared memory");
 };
 
-// 128 weight rows x 128 tokens x 64, 8 slots (177 KB): one CTA per SM, 288 threads.
-using Tile128 = TileConfig<2, 128, 64, 8>;
+// 128 weight rows x 256 tokens, 4 slots of 54 KB (217 KB), no split-K: its consumers use all 168
+// registers, and the reduction's code made ptxas spill (216 bytes of stack); 128 x 128, 5 slots
+// of 38 KB (191 KB), with split-K (small M).
+using Tile256 = TileConfig<256, 4, false>;
+using Tile128 = TileConfig<128, 5, true>;
 
 struct Params : GemmArgs {
   int tiles_n = 0, tiles = 0;  // N tiles; all tiles (tile = tile_m * tiles_n + tile_n)
   int k_tiles = 0;             // ceil(K / BK)
+  int splits = 1;              // split-K: units = tiles x splits, unit = split * tiles + tile
+  int k_tiles_per_split = 0;   // the last split may take fewer
+  int units = 0;
 };
+
+// One work unit of the persistent loop (step 1): an output tile and the K-tiles of its split.
+struct Unit {
+  int tile, split, kt_begin, kt_end;
+  std::int64_t n0, m0;  // first weight row, first token
+};
+template <class Cfg>
+__device__ __forceinline__ Unit unit_of(const Params& p, int u) {
+  Unit w;
+  w.tile = u % p.tiles;
+  w.split = u / p.tiles;
+  w.kt_begin = w.split * p.k_tiles_per_split;
+  w.kt_end = min(p.k_tiles, w.kt_begin + p.k_tiles_per_split);
+  w.n0 = std::int64_t(w.tile % p.tiles_n) * Cfg::BN;
+  w.m0 = std::int64_t(w.tile / p.tiles_n) * Cfg::BM;
+  return w;
+}
 
 // Step 5 for one output dtype: acc[4j + 2h + e] = D(token m0 + 8j + 2t + e, column n0 + row + 8h),
 // stored as store(index, alpha * acc) where inside M x N.
@@ -138,10 +181,17 @@ __device__ __forceinline__ void store_output(const Params& p, const float (&acc)
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
+// The ring's barriers (step 1).
+struct Barriers {
+  std::uint64_t* loaded;     // TMA boxes and scale words landed
+  std::uint64_t* converted;  // converted weights stored
+  std::uint64_t* empty;      // the consumers' MMAs on the slot are done
+};
+
 // Step 2: the producer warp's loop.
 template <class Cfg>
-__device__ void produce(const Params& p, const CUtensorMap* act_map, const CUtensorMap* weight_map,
-                        std::uint8_t* smem, std::uint64_t* full, std::uint64_t* empty) {
+__device__ void produce(const Params& p, const CUtensorMap* act_map, const CUtensorMap* code_map,
+                        std::uint8_t* smem, const Barriers& bar) {
   constexpr int kRowsPerPass = 32 / Cfg::kSteps;
   constexpr int kPasses = Cfg::BN / kRowsPerPass;
   const int lane = int(threadIdx.x) % 32;
@@ -149,19 +199,19 @@ __device__ void produce(const Params& p, const CUtensorMap* act_map, const CUten
   const int block_shift = p.mxfp4 ? 5 : 4;
   const std::int64_t scale_cols = p.k >> block_shift;
   int it = 0;
-  for (int tile = int(blockIdx.x); tile < p.tiles; tile += int(gridDim.x)) {
-    const int n0 = (tile % p.tiles_n) * Cfg::BN, m0 = (tile / p.tiles_n) * Cfg::BM;
+  for (int u = int(blockIdx.x); u < p.units; u += int(gridDim.x)) {
+    const Unit w = unit_of<Cfg>(p, u);
     std::int64_t row_part[kPasses];  // scale_offset(row, 0), or -1 past N
 #pragma unroll
     for (int i = 0; i < kPasses; ++i) {
-      const std::int64_t row = n0 + first_row + i * kRowsPerPass;
+      const std::int64_t row = w.n0 + first_row + i * kRowsPerPass;
       row_part[i] = row < p.n ? scale_offset(p.layout, row, 0, scale_cols) : -1;
     }
-    for (int kt = 0; kt < p.k_tiles; ++kt, ++it) {
+    for (int kt = w.kt_begin; kt < w.kt_end; ++kt, ++it) {
       const int slot = it % Cfg::STAGES;
-      sm90::mbarrier_wait(&empty[slot], ((it / Cfg::STAGES) & 1) ^ 1);
+      sm90::mbarrier_wait(&bar.empty[slot], ((it / Cfg::STAGES) & 1) ^ 1);
       std::uint8_t* stage = smem + slot * Cfg::kStageBytes;
-      std::uint32_t* words = reinterpret_cast<std::uint32_t*>(stage + Cfg::kActBytes + Cfg::kWeightBytes);
+      std::uint32_t* words = reinterpret_cast<std::uint32_t*>(stage + Cfg::kScaleOffset);
       const std::int64_t k = std::int64_t(kt) * Cfg::BK + 16 * chunk;
       const std::int64_t k_part = scale_offset(p.layout, 0, k >> block_shift, scale_cols);
 #pragma unroll
@@ -172,88 +222,146 @@ __device__ void produce(const Params& p, const CUtensorMap* act_map, const CUten
         else
           *dst = 0;
       }
-      sm90::mbarrier_arrive_on_cp_async(&full[slot]);
+      sm90::mbarrier_arrive_on_cp_async(&bar.loaded[slot]);
       __syncwarp();  // every lane's plain stores precede lane 0's (releasing) arrive
       if (lane == 0) {
-        sm90::mbarrier_arrive_expect_tx(&full[slot], Cfg::kTmaBytes);
-        sm90::tma_load_2d(stage, act_map, &full[slot], kt * Cfg::BK, m0);
-        sm90::tma_load_2d(stage + Cfg::kActBytes, weight_map, &full[slot], kt * Cfg::BK / 2, n0);
+        sm90::mbarrier_arrive_expect_tx(&bar.loaded[slot], Cfg::kTmaBytes);
+        sm90::tma_load_2d(stage, act_map, &bar.loaded[slot], kt * Cfg::BK, int(w.m0));
+        sm90::tma_load_2d(stage + Cfg::kCodeOffset, code_map, &bar.loaded[slot], kt * Cfg::BK / 2,
+                          int(w.n0));
       }
     }
   }
   mma::cp_async_wait<0>();  // no thread leaves with its copies in flight
 }
 
-// Step 3: the A fragments of one K-tile for this thread's rows r0 = row, r1 = row + 8 (tile-local).
-// frag[j] = {(r0, k 2t..2t+1), (r1, k 2t..2t+1), (r0, k 2t+8..2t+9), (r1, k 2t+8..2t+9)} of step j.
+// Step 3: the converter warps' loop (thread = threadIdx.x - 32).
 template <class Cfg>
-__device__ __forceinline__ void load_fragments(const Params& p, const std::uint8_t* stage, int row,
-                                               int t, std::int64_t kb0, const std::uint32_t (&lanes)[2],
-                                               std::uint32_t (&frag)[Cfg::kSteps][4]) {
-  static_assert(Cfg::kSteps == 4, "two 16-byte code loads and one scale-word load per row");
+__device__ void convert(const Params& p, std::uint8_t* smem, const Barriers& bar) {
+  constexpr int kRowStride = Cfg::kConverterThreads / Cfg::kChunks;  // 12
+  constexpr int kRows = (Cfg::BN + kRowStride - 1) / kRowStride;     // 11 (the last for r' < 8)
+  static_assert(kRows <= 16, "the byte lanes of a thread's rows fit one 32-bit word");
+  const int thread = int(threadIdx.x) - 32, lane = int(threadIdx.x) % 32;
+  const int chunk = thread % Cfg::kChunks, first_row = thread / Cfg::kChunks;
   const int block_shift = p.mxfp4 ? 5 : 4;
-  const std::uint32_t gather = std::uint32_t(t) | (std::uint32_t(t + 4) << 4);
+  const std::int64_t scale_cols = p.k >> block_shift;
+  int it = 0;
+  for (int u = int(blockIdx.x); u < p.units; u += int(gridDim.x)) {
+    const Unit w = unit_of<Cfg>(p, u);
+    // Byte lane of each row's scales in its words (row part, 2 bits per row; the k part is added
+    // per K-tile). Rows past N have zero words, so any lane reads zero.
+    std::uint32_t lanes = 0;
 #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int r = row + 8 * h;
-    const uint4* codes = reinterpret_cast<const uint4*>(stage + Cfg::kActBytes + r * (Cfg::BK / 2));
-    const uint4 lo = codes[0], hi = codes[1];
-    const uint4 words = *reinterpret_cast<const uint4*>(stage + Cfg::kActBytes + Cfg::kWeightBytes +
-                                                       r * Cfg::kSteps * 4);
-    const std::uint32_t step_lo[4] = {lo.x, lo.z, hi.x, hi.z}, step_hi[4] = {lo.y, lo.w, hi.y, hi.w};
-    const std::uint32_t step_word[4] = {words.x, words.y, words.z, words.w};
+    for (int i = 0; i < kRows; ++i)
+      lanes |= std::uint32_t(scale_offset(p.layout, w.n0 + first_row + i * kRowStride, 0,
+                                          scale_cols) & 3)
+               << (2 * i);
+    for (int kt = w.kt_begin; kt < w.kt_end; ++kt, ++it) {
+      const int slot = it % Cfg::STAGES;
+      sm90::mbarrier_wait(&bar.loaded[slot], (it / Cfg::STAGES) & 1);
+      std::uint8_t* stage = smem + slot * Cfg::kStageBytes;
+      const std::uint32_t* codes = reinterpret_cast<const std::uint32_t*>(stage + Cfg::kCodeOffset);
+      const std::uint32_t* words =
+          reinterpret_cast<const std::uint32_t*>(stage + Cfg::kScaleOffset);
+      const std::uint32_t kb =
+          std::uint32_t((std::int64_t(kt) * Cfg::BK + 8 * chunk) >> block_shift);
+      std::uint32_t code_word[kRows], scale_word[kRows];
 #pragma unroll
-    for (int j = 0; j < Cfg::kSteps; ++j) {
-      const std::uint32_t kb = std::uint32_t((kb0 + 16 * j) >> block_shift);
-      const std::uint32_t code = (step_word[j] >> (8 * ((lanes[h] + kb) & 3))) & 0xFF;
-      mma::e2m1x4_to_bf16(mma::prmt(step_lo[j], step_hi[j], gather),
-                          mma::scale_to_bf16x2(p.mxfp4, code), frag[j][h], frag[j][2 + h]);
+      for (int i = 0; i < kRows; ++i) {
+        const int r = first_row + i * kRowStride;
+        if (r < Cfg::BN) {
+          code_word[i] = codes[r * Cfg::kChunks + chunk];
+          scale_word[i] = words[r * Cfg::kSteps + chunk / 2];
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < kRows; ++i) {
+        const int r = first_row + i * kRowStride;
+        if (r >= Cfg::BN) break;
+        const std::uint32_t byte_lane = ((lanes >> (2 * i)) + kb) & 3;
+        const std::uint32_t scale2 =
+            mma::scale_to_bf16x2(p.mxfp4, (scale_word[i] >> (8 * byte_lane)) & 0xFF);
+        uint4 v;
+        mma::e2m1x4_to_bf16(code_word[i], scale2, v.x, v.y);
+        mma::e2m1x4_to_bf16(code_word[i] >> 16, scale2, v.z, v.w);
+        *reinterpret_cast<uint4*>(stage + Cfg::kConvOffset + r * 128 + 16 * (chunk ^ (r % 8))) = v;
+      }
+      sm90::fence_proxy_async_shared();  // the stores, then wgmma's (async-proxy) reads
+      __syncwarp();
+      if (lane == 0) sm90::mbarrier_arrive(&bar.converted[slot]);
     }
   }
 }
 
-// Steps 3-5: one consumer warpgroup's loop.
+// Step 5 with split-K: every unit writes its fp32 partial tile to the workspace (float4 per
+// consumer thread, coalesced); the last unit of a tile (atomic counter, reset after use) sums the
+// partials in split order (bit-reproducible) into acc and returns true. Consumer threads only
+// (named barrier 1 of 256 threads); `last` is a shared flag.
 template <class Cfg>
-__device__ void consume(const Params& p, std::uint8_t* smem, std::uint64_t* full,
-                        std::uint64_t* empty) {
-  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-  const int group = warp / 4, w = warp % 4, g = lane / 4, t = lane % 4;
-  const int row = 64 * group + 16 * w + g;  // tile-local weight row (and row + 8)
-  const int block_shift = p.mxfp4 ? 5 : 4;
-  const std::int64_t scale_cols = p.k >> block_shift;
+__device__ __forceinline__ bool reduce_splits(const Params& p, const Unit& w, int thread,
+                                              float (&acc)[Cfg::kAcc], int* last) {
+  constexpr int kThreads = 128 * Cfg::kConsumers, kVectors = Cfg::kAcc / 4;
+  float4* tile_ws = reinterpret_cast<float4*>(p.workspace) +
+                    std::int64_t(w.tile) * p.splits * kVectors * kThreads;
+  float4* mine = tile_ws + std::int64_t(w.split) * kVectors * kThreads;
+#pragma unroll
+  for (int v = 0; v < kVectors; ++v)
+    mine[v * kThreads + thread] =
+        make_float4(acc[4 * v], acc[4 * v + 1], acc[4 * v + 2], acc[4 * v + 3]);
+  __threadfence();  // partials visible device-wide before the count says so
+  sm90::named_barrier_sync(1, kThreads);
+  if (thread == 0) *last = atomicAdd(&p.counters[w.tile], 1) == p.splits - 1;
+  sm90::named_barrier_sync(1, kThreads);
+  if (!*last) return false;
+  __threadfence();
+#pragma unroll
+  for (int v = 0; v < kVectors; ++v) {
+    const float4 sum = sum_partials(tile_ws + v * kThreads + thread,
+                                    std::int64_t(kVectors) * kThreads, p.splits);
+    acc[4 * v] = sum.x;
+    acc[4 * v + 1] = sum.y;
+    acc[4 * v + 2] = sum.z;
+    acc[4 * v + 3] = sum.w;
+  }
+  if (thread == 0) p.counters[w.tile] = 0;  // ready for the next launch
+  return true;
+}
+
+// Steps 4-5: one consumer warpgroup's loop (thread = threadIdx.x - 128).
+template <class Cfg>
+__device__ void consume(const Params& p, std::uint8_t* smem, const Barriers& bar, int* last) {
+  const int thread = int(threadIdx.x) - 128;
+  const int group = thread / 128, warp = (thread / 32) % 4, lane = thread % 32;
+  const int g = lane / 4, t = lane % 4;
+  const int row = 64 * group + 16 * warp + g;  // tile-local weight row (and row + 8)
   int it = 0;
-  for (int tile = int(blockIdx.x); tile < p.tiles; tile += int(gridDim.x)) {
-    const std::int64_t n0 = std::int64_t(tile % p.tiles_n) * Cfg::BN;
-    const std::int64_t m0 = std::int64_t(tile / p.tiles_n) * Cfg::BM;
-    // Byte lanes of this thread's rows' scales in their words (row part; the k part is added per
-    // chunk). Rows past N have zero words, so any lane reads zero.
-    const std::uint32_t lanes[2] = {
-        std::uint32_t(scale_offset(p.layout, n0 + row, 0, scale_cols) & 3),
-        std::uint32_t(scale_offset(p.layout, n0 + row + 8, 0, scale_cols) & 3)};
+  for (int u = int(blockIdx.x); u < p.units; u += int(gridDim.x)) {
+    const Unit w = unit_of<Cfg>(p, u);
     float acc[Cfg::kAcc];
 #pragma unroll
     for (int i = 0; i < Cfg::kAcc; ++i) acc[i] = 0.0f;
-    for (int kt = 0; kt < p.k_tiles; ++kt, ++it) {
+    for (int kt = w.kt_begin; kt < w.kt_end; ++kt, ++it) {
       const int slot = it % Cfg::STAGES;
-      sm90::mbarrier_wait(&full[slot], (it / Cfg::STAGES) & 1);
+      sm90::mbarrier_wait(&bar.converted[slot], (it / Cfg::STAGES) & 1);
       const std::uint8_t* stage = smem + slot * Cfg::kStageBytes;
-      std::uint64_t desc[Cfg::kSteps];
-#pragma unroll
-      for (int j = 0; j < Cfg::kSteps; ++j) desc[j] = sm90::sw128_kmajor_desc(stage, 32 * j);
-      std::uint32_t frag[Cfg::kSteps][4];
-      load_fragments<Cfg>(p, stage, row, t, std::int64_t(kt) * Cfg::BK, lanes, frag);
       sm90::wgmma_fence();
 #pragma unroll
-      for (int j = 0; j < Cfg::kSteps; ++j) sm90::wgmma_m64n128k16_rs(acc, frag[j], desc[j]);
+      for (int j = 0; j < Cfg::kSteps; ++j)
+        sm90::wgmma_m64k16_ss<Cfg::BM>(
+            acc, sm90::sw128_kmajor_desc(stage + Cfg::kConvOffset + 64 * group * 128, 32 * j),
+            sm90::sw128_kmajor_desc(stage, 32 * j));
       sm90::wgmma_commit();
-      sm90::wgmma_wait<0>();  // the slot's MMAs are done (see step 4): release it
-      __syncwarp();
-      if (lane == 0) sm90::mbarrier_arrive(&empty[slot]);
+      sm90::wgmma_wait<1>();  // the previous K-tile's MMAs are done: release its slot
+      if (kt > w.kt_begin && lane == 0) sm90::mbarrier_arrive(&bar.empty[(it - 1) % Cfg::STAGES]);
     }
+    sm90::wgmma_wait<0>();
+    if (lane == 0) sm90::mbarrier_arrive(&bar.empty[(it - 1) % Cfg::STAGES]);
 #pragma unroll
     for (int i = 0; i < Cfg::kAcc; ++i) sm90::fence_operand(acc[i]);
 
-    store_output<Cfg>(p, acc, m0, n0, row, t);
+    if constexpr (Cfg::kSplitK)
+      if (p.splits > 1 && !reduce_splits<Cfg>(p, w, thread, acc, last)) continue;
+    store_output<Cfg>(p, acc, w.m0, w.n0, row, t);
   }
 }
 
@@ -265,23 +373,28 @@ __device__ void consume(const Params& p, std::uint8_t* smem, std::uint64_t* full
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap act_map,
-                      const __grid_constant__ CUtensorMap weight_map, const Params p) {
+                      const __grid_constant__ CUtensorMap code_map, const Params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ std::uint8_t smem_raw[];
-  __shared__ std::uint64_t full[Cfg::STAGES], empty[Cfg::STAGES];
+  __shared__ std::uint64_t loaded[Cfg::STAGES], converted[Cfg::STAGES], empty[Cfg::STAGES];
+  __shared__ int last_split;  // split-K: whether this CTA's consumers reduce the tile
   std::uint8_t* smem = smem_raw + ((1024 - (mma::smem_address(smem_raw) & 1023)) & 1023);
   if (threadIdx.x == 0) {
     for (int s = 0; s < Cfg::STAGES; ++s) {
-      sm90::mbarrier_init(&full[s], Cfg::kFullArrivals);
+      sm90::mbarrier_init(&loaded[s], Cfg::kLoadedArrivals);
+      sm90::mbarrier_init(&converted[s], Cfg::kConvertedArrivals);
       sm90::mbarrier_init(&empty[s], Cfg::kEmptyArrivals);
     }
     sm90::fence_barrier_init();
   }
   __syncthreads();
-  if (int(threadIdx.x) / 32 == Cfg::kProducerWarp)
-    produce<Cfg>(p, &act_map, &weight_map, smem, full, empty);
+  const Barriers bar{loaded, converted, empty};
+  if (threadIdx.x < 32)
+    produce<Cfg>(p, &act_map, &code_map, smem, bar);
+  else if (threadIdx.x < 128)
+    convert<Cfg>(p, smem, bar);
   else
-    consume<Cfg>(p, smem, full, empty);
+    consume<Cfg>(p, smem, bar, &last_split);
 #else
   __trap();
 #endif

@@ -4,6 +4,7 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -18,8 +19,12 @@ struct WgmmaPlan {
   int block_n = 0, block_m = 0, block_k = 0;  // weight rows x tokens x K per tile
   int stages = 0, threads = 0, smem_bytes = 0;
   int tiles_n = 0, tiles_m = 0, tiles = 0, k_tiles = 0;
-  int grid = 0;  // persistent CTAs: min(tiles, multiprocessors)
-  std::string describe() const;  // "128x128x64 (N x M x K), 8 stages, 288 threads, ..."
+  int splits = 1, k_tiles_per_split = 0;  // split-K
+  int units = 0;                           // tiles x splits
+  int grid = 0;                            // persistent CTAs: min(units, multiprocessors)
+  std::size_t workspace_floats = 0;        // split-K partial tiles (units x BN x BM)
+  std::size_t counters = 0;                // split-K: one per tile
+  std::string describe() const;  // "128x256x64 (N x M x K), 4 stages, 512 threads, ..."
 };
 
 // What the kernel cannot take: the format's rules (validate_shape), and NVFP4 K not a multiple of
@@ -29,25 +34,27 @@ Verdict wgmma_can_implement(const GemmProblem& problem);
 // Whether this build holds machine code of the kernel for the current device.
 Verdict wgmma_kernel_image_present();
 
-// The plan for a GPU with `multiprocessors` SMs (no device call). Throws InvalidArgument if the
-// problem is refused by wgmma_can_implement.
+// The plan for a GPU with `multiprocessors` SMs (no device call): 128 weight rows x BM tokens per
+// tile (BM = 128 or 256) and the split-K count, by the cost model in wgmma_gemm.cu (waves of the
+// persistent grid x K-tiles x BM). Throws
+// InvalidArgument if the problem is refused by wgmma_can_implement.
 WgmmaPlan wgmma_plan_for(const GemmProblem& problem, int multiprocessors);
 
 // wgmma_plan_for on the current device, with the kernel's shared-memory limit raised. Throws
 // Error if the device cannot hold the config.
 WgmmaPlan plan_wgmma_gemm(const GemmProblem& problem);
 
-// The tensor maps' parameters: activations (M x K bf16, boxes of 64 k x 128 tokens, 128-byte
+// The tensor maps' parameters: activations (M x K bf16, boxes of 64 k x block_m tokens, 128-byte
 // swizzle) and weights (N x K/2 code bytes, boxes of 32 bytes x 128 rows). Needs no GPU.
-TensorMap2d wgmma_activation_map(const GemmProblem& problem);
+TensorMap2d wgmma_activation_map(const GemmProblem& problem, int block_m);
 TensorMap2d wgmma_weight_map(const GemmProblem& problem);
 
 struct WgmmaTensorMaps {
   CUtensorMap activations{}, weights{};
 };
 // Both maps encoded for the operands at `activations` (bf16) and `weights` (FP4 codes).
-WgmmaTensorMaps encode_wgmma_maps(const GemmProblem& problem, const std::uint16_t* activations,
-                                  const std::uint8_t* weights);
+WgmmaTensorMaps encode_wgmma_maps(const GemmProblem& problem, const WgmmaPlan& plan,
+                                  const std::uint16_t* activations, const std::uint8_t* weights);
 
 // Enqueue the GEMM on `stream` (no allocation, no synchronization). ops: B, alpha and out.
 void launch_wgmma_gemm(const GemmProblem& problem, const WgmmaPlan& plan,

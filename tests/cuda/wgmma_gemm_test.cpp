@@ -4,8 +4,9 @@
 // operands (the seed is in every failure); tolerance from Backend::accuracy() through
 // verify_output (poisoned output must be overwritten, NaN and all-zero output fail); bit-exact
 // on exactly representable operands; runs repeat bit for bit; a large 1024 x 4096 x 4096 problem
-// (many tiles per persistent CTA). Without a GPU (or on one that is not sm_90) these skip; the
-// admission rules, the plan and the TMA tensor-map parameters are checked everywhere.
+// (many tiles per persistent CTA) and one whose plan takes 256-token tiles. Without a GPU (or on
+// one that is not sm_90) these skip; the admission rules, the plan and the TMA tensor-map
+// parameters are checked everywhere.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -81,6 +82,22 @@ TEST_F(WgmmaGemmLarge, M1024N4096K4096) {
                1.0f);
 }
 
+// 144 tiles of 128 tokens take two waves of 132 SMs, so the plan takes BM = 256 (notes: on a GPU
+// with more SMs it may not): token, row and K tails (1000 = 3 x 256 + 232, 2200 = 17 x 128 + 24,
+// 1056 = 16.5 K-tiles) in the 256-token config, within the bound and bit-exact.
+TEST_F(WgmmaGemmLarge, WideTokenTilesWithTails) {
+  const GemmProblem random{{1000, 2200, 1056}, Mode::w4a16, Fp4Format::mxfp4, ScaleLayout::linear,
+                           DType::f16};
+  check_random(wgmma(), random, 1.0f);
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(fmt::format("seed {}", seed));
+  std::mt19937_64 rng(seed);
+  test::check_bit_exact(wgmma(),
+                        {{1000, 2200, 1056}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::swizzled,
+                         DType::f32},
+                        rng);
+}
+
 // w4a4 (the dequantization kernel first) over several tiles per CTA, linear MXFP4 scales.
 TEST_F(WgmmaGemmLarge, W4a4M600N2000K2048) {
   check_random(wgmma(),
@@ -117,6 +134,8 @@ TEST(WgmmaGemmRules, CanImplementRefusesTheFormatsRulesAndUnalignedRows) {
 }
 
 TEST(WgmmaGemmRules, PlanTilesAPersistentGrid) {
+  // 24 tiles of 128 tokens, 17 K-tiles: splits 3 (72 units, one wave, 6 K-tiles + 4) ties 4 and 5
+  // and beats 1 (17) and 2 (9 + 3): the fewest splits of the cheapest.
   const cuda::WgmmaPlan big = cuda::wgmma_plan_for(w4a16(1000, 300, 1056, Fp4Format::nvfp4), 132);
   EXPECT_EQ(big.block_n, 128);
   EXPECT_EQ(big.block_m, 128);
@@ -125,18 +144,38 @@ TEST(WgmmaGemmRules, PlanTilesAPersistentGrid) {
   EXPECT_EQ(big.tiles_m, 8);
   EXPECT_EQ(big.tiles, 24);
   EXPECT_EQ(big.k_tiles, 17);
-  EXPECT_EQ(big.grid, 24);
+  EXPECT_EQ(big.splits, 3);
+  EXPECT_EQ(big.k_tiles_per_split, 6);
+  EXPECT_EQ(big.units, 72);
+  EXPECT_EQ(big.grid, 72);
+  EXPECT_EQ(big.workspace_floats, 72u * 128 * 128);
+  EXPECT_EQ(big.counters, 24u);
   EXPECT_LE(big.smem_bytes, 232448);
-  EXPECT_EQ(big.threads, 288);
+  EXPECT_EQ(big.threads, 384);
+  // 768 tiles of 256 tokens: 6 waves x 96 x 256 ties 1536 tiles of 128 (12 waves x 96 x 128).
   const cuda::WgmmaPlan wide = cuda::wgmma_plan_for(w4a16(4096, 6144, 6144, Fp4Format::mxfp4), 132);
-  EXPECT_EQ(wide.tiles, 48 * 32);
+  EXPECT_EQ(wide.block_m, 256);
+  EXPECT_EQ(wide.splits, 1);
+  EXPECT_EQ(wide.tiles, 48 * 16);
   EXPECT_EQ(wide.grid, 132);
+  EXPECT_EQ(wide.workspace_floats, 0u);
+  EXPECT_LE(wide.smem_bytes, 232448);
+  // 384 tiles of 128 take 3 waves (3 x 96 x 128), 192 of 256 take 2 (2 x 96 x 256).
+  const cuda::WgmmaPlan mid = cuda::wgmma_plan_for(w4a16(1024, 6144, 6144, Fp4Format::nvfp4), 132);
+  EXPECT_EQ(mid.block_m, 128);
+  EXPECT_EQ(mid.splits, 1);
+  EXPECT_EQ(mid.tiles, 48 * 8);
+  // M = 128: 48 tiles; 2 splits give 96 units in one wave (48 + 3 K-tiles).
+  const cuda::WgmmaPlan small = cuda::wgmma_plan_for(w4a16(128, 6144, 6144, Fp4Format::nvfp4), 132);
+  EXPECT_EQ(small.block_m, 128);
+  EXPECT_EQ(small.splits, 2);
+  EXPECT_EQ(small.grid, 96);
   EXPECT_THROW(cuda::wgmma_plan_for(w4a16(4, 4, 48, Fp4Format::nvfp4), 132), InvalidArgument);
 }
 
 TEST(WgmmaGemmRules, TensorMapsMatchTheKernelsBoxes) {
   const GemmProblem p = w4a16(300, 129, 160, Fp4Format::nvfp4);
-  const cuda::TensorMap2d act = cuda::wgmma_activation_map(p);
+  const cuda::TensorMap2d act = cuda::wgmma_activation_map(p, 128);
   EXPECT_EQ(act.dtype, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
   EXPECT_EQ(act.cols, 160u);
   EXPECT_EQ(act.rows, 300u);
@@ -144,6 +183,7 @@ TEST(WgmmaGemmRules, TensorMapsMatchTheKernelsBoxes) {
   EXPECT_EQ(act.box_cols, 64u);   // 128 bytes: one swizzle span
   EXPECT_EQ(act.box_rows, 128u);
   EXPECT_EQ(act.swizzle, CU_TENSOR_MAP_SWIZZLE_128B);
+  EXPECT_EQ(cuda::wgmma_activation_map(p, 256).box_rows, 256u);
   const cuda::TensorMap2d w = cuda::wgmma_weight_map(p);
   EXPECT_EQ(w.dtype, CU_TENSOR_MAP_DATA_TYPE_UINT8);
   EXPECT_EQ(w.cols, 80u);
