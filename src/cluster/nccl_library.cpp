@@ -72,8 +72,8 @@ std::string nccl_library_path() {
 }
 
 std::unique_ptr<NcclLibrary> open_nccl_from_environment() {
-  // Never NVLink multicast: it can take a shared host's GPUs out of service (docs: KINDS.md of the
-  // device machines). Overwrite, so that no inherited value turns it on.
+  // Never NVLink multicast: on the shared multi-GPU hosts it can take the host's GPUs out of
+  // service (README, "collectives"). Overwrite, so that no inherited value turns it on.
   setenv("NCCL_NVLS_ENABLE", "0", 1);
   return NcclLibrary::open(nccl_library_path());
 }
