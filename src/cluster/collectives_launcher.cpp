@@ -98,7 +98,8 @@ struct Child {
 };
 
 // The body of rank `rank`'s process; never returns. `_exit` skips the parent's atexit handlers and
-// static destructors, which belong to the parent.
+// static destructors, which belong to the parent, and leaves NCCL loaded to the end (its
+// communicator is already destroyed by run_collective_rank).
 [[noreturn]] void rank_process(int rank, int world_size, const CollectivesOptions& options, int to_parent,
                                int from_parent) {
   try {
