@@ -52,7 +52,7 @@ class CliTest : public ::testing::Test {
 TEST_F(CliTest, HelpForEveryVerb) {
   EXPECT_EQ(run_cli("--help").status, 0);
   for (const char* verb : {"devices", "backends", "check", "bench", "quantize", "gemm", "shapes", "compare", "plan",
-                            "ceilings", "run"}) {
+                            "ceilings", "run", "collectives"}) {
     const Result r = run_cli(std::string(verb) + " --help");
     EXPECT_EQ(r.status, 0) << verb;
     EXPECT_THAT(r.output, HasSubstr("Usage")) << verb;

@@ -22,5 +22,6 @@ void add_compare_command(CLI::App& app);
 void add_plan_command(CLI::App& app);
 void add_ceilings_command(CLI::App& app);
 void add_run_command(CLI::App& app);
+void add_collectives_command(CLI::App& app);
 
 }  // namespace fp4gemm::cli

@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   add_plan_command(app);
   add_ceilings_command(app);
   add_run_command(app);
+  add_collectives_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
