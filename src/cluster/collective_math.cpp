@@ -94,6 +94,7 @@ void validate(const CollectivesOptions& options) {
   require(!options.ops.empty(), "--ops names no collective; the choices are all_reduce and all_to_all");
   require(options.iters >= 1, "--iters {} must be >= 1", options.iters);
   require(options.warmup >= 0, "--warmup {} must be >= 0", options.warmup);
+  require(options.timeout_seconds >= 1, "--timeout {} must be >= 1 (seconds)", options.timeout_seconds);
 }
 
 int world_size_for(const CollectivesOptions& options, int visible_gpus) {

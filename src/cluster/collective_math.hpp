@@ -60,13 +60,17 @@ struct CollectivesOptions {
   std::vector<CollectiveOp> ops{CollectiveOp::all_reduce, CollectiveOp::all_to_all};
   int iters = 20;
   int warmup = 5;
+  // The whole run's limit: ranks still running after it (a hang inside NCCL, a stuck GPU) are
+  // ended, so that a machine lent by the minute is not held by a wait without end.
+  int timeout_seconds = 600;
 };
 
 // The largest --max-bytes: each rank holds a send and a receive buffer of this size.
 inline constexpr std::uint64_t kMaxCollectiveBytes = std::uint64_t(8) << 30;
 
 // Throws InvalidArgument naming the option and its rule (--gpus >= 1,
-// 4 <= --min-bytes <= --max-bytes <= 8 GiB, --factor >= 2, --iters >= 1, --warmup >= 0).
+// 4 <= --min-bytes <= --max-bytes <= 8 GiB, --factor >= 2, --iters >= 1, --warmup >= 0,
+// --timeout >= 1).
 void validate(const CollectivesOptions& options);
 // The world size: options.gpus, or every visible GPU without it; throws InvalidArgument naming
 // --gpus when it exceeds `visible_gpus`.

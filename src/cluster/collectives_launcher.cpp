@@ -7,7 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +18,7 @@
 #include <type_traits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cluster/collective_rank.hpp"
 #include "cluster/nccl_library.hpp"
@@ -167,6 +170,29 @@ std::vector<Child> fork_ranks(const CollectivesOptions& options, int world_size)
   return children;
 }
 
+// Waits until one of `fds` is readable or `deadline` passes; false at the deadline. Throws Error
+// (after ending the children) when poll itself fails.
+bool poll_until(std::vector<pollfd>& fds, std::chrono::steady_clock::time_point deadline,
+                std::vector<Child>& children) {
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    const int ready = poll(fds.data(), fds.size(), int(std::min<std::int64_t>(left.count(), INT32_MAX)));
+    if (ready > 0) return true;
+    if (ready < 0 && errno != EINTR) {
+      end_children(children);
+      throw Error(fmt::format("poll on the ranks' pipes failed: {}", std::strerror(errno)));
+    }
+  }
+}
+
+// Ends all children and throws: ranks `ranks` had not reported within --timeout.
+[[noreturn]] void time_out(std::vector<Child>& children, const std::vector<int>& ranks, int timeout_seconds) {
+  end_children(children);
+  throw Error(fmt::format("collectives: rank(s) {} had not reported after --timeout {} s; every rank was ended",
+                          fmt::join(ranks, ", "), timeout_seconds));
+}
+
 // Ends all children and throws: rank `rank` reported `message`, or ended without a report.
 [[noreturn]] void fail(std::vector<Child>& children, int rank, const std::optional<Message>& message) {
   const std::string why =
@@ -208,9 +234,12 @@ int count_gpus_in_child(std::string& why_none) {
 std::vector<CollectiveMeasurement> run_collectives(const CollectivesOptions& options, int world_size) {
   // A rank that died closes its pipe: writing to it must fail with EPIPE, not kill this process.
   signal(SIGPIPE, SIG_IGN);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(options.timeout_seconds);
   std::vector<Child> children = fork_ranks(options, world_size);
 
   // Rank 0's ncclUniqueId, relayed to every other rank.
+  std::vector<pollfd> rank0{{children[0].from_child, POLLIN, 0}};
+  if (!poll_until(rank0, deadline, children)) time_out(children, {0}, options.timeout_seconds);
   const std::optional<Message> id = receive_message(children[0].from_child);
   if (!id || id->kind != MessageKind::unique_id || id->payload.size() != nccl::kUniqueIdBytes) fail(children, 0, id);
   for (int rank = 1; rank < world_size; ++rank) {
@@ -231,11 +260,7 @@ std::vector<CollectiveMeasurement> run_collectives(const CollectivesOptions& opt
       fds.push_back({children[std::size_t(rank)].from_child, POLLIN, 0});
       ranks.push_back(rank);
     }
-    if (poll(fds.data(), fds.size(), -1) < 0) {
-      if (errno == EINTR) continue;
-      end_children(children);
-      throw Error(fmt::format("poll on the ranks' pipes failed: {}", std::strerror(errno)));
-    }
+    if (!poll_until(fds, deadline, children)) time_out(children, ranks, options.timeout_seconds);
     for (std::size_t i = 0; i < fds.size(); ++i) {
       if (fds[i].revents == 0) continue;
       const int rank = ranks[i];

@@ -17,7 +17,8 @@ int count_gpus_in_child(std::string& why_none);
 
 // Runs ranks 0 .. world_size - 1 (rank r on device r, run_collective_rank) and returns their merged
 // measurements. A rank that fails or dies ends the others (SIGKILL to each child by its pid) and
-// throws Error naming the rank and its reason.
+// throws Error naming the rank and its reason; so does a run still waiting for a rank after
+// options.timeout_seconds (naming the ranks that had not reported).
 std::vector<CollectiveMeasurement> run_collectives(const CollectivesOptions& options, int world_size);
 
 }  // namespace fp4gemm

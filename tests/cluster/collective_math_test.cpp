@@ -96,6 +96,8 @@ TEST(CollectiveMath, OptionRulesNameTheOption) {
   expect_error<InvalidArgument>(broken([](CollectivesOptions& o) { o.factor = 1; }), "--factor 1 must be >= 2");
   expect_error<InvalidArgument>(broken([](CollectivesOptions& o) { o.iters = 0; }), "--iters 0 must be >= 1");
   expect_error<InvalidArgument>(broken([](CollectivesOptions& o) { o.warmup = -1; }), "--warmup -1 must be >= 0");
+  expect_error<InvalidArgument>(broken([](CollectivesOptions& o) { o.timeout_seconds = 0; }),
+                                "--timeout 0 must be >= 1 (seconds)");
 }
 
 TEST(CollectiveMath, WorldSizeIsGpusOrEveryVisibleOne) {

@@ -79,6 +79,8 @@ void add_collectives_command(CLI::App& app) {
   cmd->add_option("--ops", args->ops, "Comma-separated collectives: all_reduce, all_to_all (default both)");
   cmd->add_option("--iters", args->options.iters, "Timed calls per size (default 20)");
   cmd->add_option("--warmup", args->options.warmup, "Untimed calls before them (default 5)");
+  cmd->add_option("--timeout", args->options.timeout_seconds,
+                  "Seconds the whole run may take; ranks still running then are ended (default 600)");
   cmd->add_option("--json", args->json_path, "Also write the results as JSON to this file");
   cmd->add_flag("--force", args->force, "Replace an existing --json file");
   cmd->callback([args] { run_collectives_command(*args); });
