@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fp4gemm/error.hpp"
 #include "fp4gemm/gemm.hpp"
 
 namespace fp4gemm {
@@ -23,6 +24,17 @@ struct Verdict {
   static Verdict no(std::string why) { return {false, std::move(why)}; }
   explicit operator bool() const { return ok; }
 };
+
+// validate_shape's rules as a Verdict (its message the reason): the first test of a GEMM
+// backend's can_implement.
+inline Verdict shape_verdict(const GemmShape& shape, Fp4Format format) {
+  try {
+    validate_shape(shape, format);
+  } catch (const InvalidArgument& e) {
+    return Verdict::no(e.what());
+  }
+  return Verdict::yes();
+}
 
 // How a backend's result relates to the exact product (check derives its tolerance from this):
 // |D - R| <= (2 * input_relative_error + K * accumulation_unit) * S + output rounding

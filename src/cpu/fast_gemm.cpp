@@ -79,11 +79,7 @@ class FastBackend final : public Backend {
     return forced_ ? isa_support(*forced_, query_cpu()) : Verdict::yes();
   }
   Verdict can_implement(const GemmProblem& problem) const override {
-    try {
-      validate_shape(problem.shape, problem.format);
-    } catch (const InvalidArgument& e) {
-      return Verdict::no(e.what());
-    }
+    if (const Verdict shape = shape_verdict(problem.shape, problem.format); !shape) return shape;
     if (problem.shape.k > kMaxK)
       return Verdict::no(fmt::format("K = {} exceeds 2^24, beyond which fp32 accumulation has no "
                                      "K * 2^-24 error bound",

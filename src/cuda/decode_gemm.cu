@@ -42,11 +42,7 @@ std::string DecodePlan::describe() const {
 }
 
 Verdict decode_can_implement(const GemmProblem& problem) {
-  try {
-    validate_shape(problem.shape, problem.format);
-  } catch (const InvalidArgument& e) {
-    return Verdict::no(e.what());
-  }
+  if (const Verdict shape = shape_verdict(problem.shape, problem.format); !shape) return shape;
   if (problem.shape.m > kDecodeMaxM)
     return Verdict::no(fmt::format("M = {} is above {}, the largest M of the decode kernels (use "
                                    "cuda-mma)", problem.shape.m, kDecodeMaxM));

@@ -26,11 +26,7 @@ std::string Fp8Plan::describe() const {
 
 Verdict fp8_can_implement(const GemmProblem& problem) {
   const GemmShape& s = problem.shape;
-  try {
-    validate_shape(s, problem.format);
-  } catch (const InvalidArgument& e) {
-    return Verdict::no(e.what());
-  }
+  if (const Verdict shape = shape_verdict(s, problem.format); !shape) return shape;
   if (s.m > INT32_MAX || s.n > INT32_MAX || fp8_padded_k(s.k) > INT32_MAX)
     return Verdict::no(fmt::format("M x N x K = {} x {} x {}: TMA box coordinates are signed 32-bit",
                                    s.m, s.n, s.k));

@@ -53,12 +53,7 @@ std::string MmaPlan::describe() const {
 }
 
 Verdict mma_can_implement(const GemmProblem& problem) {
-  try {
-    validate_shape(problem.shape, problem.format);
-  } catch (const InvalidArgument& e) {
-    return Verdict::no(e.what());
-  }
-  return Verdict::yes();
+  return shape_verdict(problem.shape, problem.format);
 }
 
 Verdict mma_kernel_image_present() {

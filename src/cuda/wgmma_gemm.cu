@@ -72,11 +72,7 @@ std::string WgmmaPlan::describe() const {
 
 Verdict wgmma_can_implement(const GemmProblem& problem) {
   const GemmShape& s = problem.shape;
-  try {
-    validate_shape(s, problem.format);
-  } catch (const InvalidArgument& e) {
-    return Verdict::no(e.what());
-  }
+  if (const Verdict shape = shape_verdict(s, problem.format); !shape) return shape;
   if (s.k % 32 != 0)
     return Verdict::no(fmt::format("K = {}: rows of B (K/2 = {} bytes) must be 16-byte aligned for "
                                    "TMA (K a multiple of 32)", s.k, s.k / 2));
