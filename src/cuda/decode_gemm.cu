@@ -74,6 +74,7 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem) {
   require(plan.splits <= 65535, "{}: K = {} needs {} K-slices, above the grid limit of 65535",
           problem.describe(), s.k, plan.splits);
   plan.smem_bytes = decode::smem_bytes(int(s.m), plan.groups_per_split, problem.format == Fp4Format::mxfp4);
+  plan.scale_tile_order = decode_scale_tile_order(problem.format);
 
   with_kernel(problem.mode, plan.token_blocks, [&](auto kernel) {
     FP4GEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -91,18 +92,22 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem) {
   return plan;
 }
 
-void require_decode_scale_alignment(ScaleLayout layout, const std::uint8_t* scales) {
-  require(layout == ScaleLayout::linear || reinterpret_cast<std::uintptr_t>(scales) % 4 == 0,
-          "cuda-decode: a swizzled scale array must start 4-byte aligned (it starts at {})",
-          static_cast<const void*>(scales));
+ScaleTileOrder decode_scale_tile_order(Fp4Format format) {
+  const bool mxfp4 = format == Fp4Format::mxfp4;
+  ScaleTileOrder order{16, decode::kGroupK / block_size(format), decode::scale_tile_bytes(mxfp4), {}};
+  if (mxfp4)
+    order.offset = [](int r, int j) { return 2 * (4 * (r % 8) + j) + r / 8; };
+  else
+    order.offset = [](int r, int j) { return 4 * (4 * (r % 8) + j / 2) + 2 * (r / 8) + j % 2; };
+  return order;
 }
 
 void launch_decode_gemm(const GemmProblem& problem, const DecodePlan& plan,
                         const KernelPointers& ops, cudaStream_t stream) {
-  require_decode_scale_alignment(problem.scale_layout, ops.b_scales);
   decode::Params p;
   static_cast<GemmArgs&>(p) = gemm_args(problem, ops);
   p.groups_per_split = plan.groups_per_split;
+  p.scale_tiles = ops.b_scale_tiles;
   const dim3 grid(unsigned(plan.tiles_n), unsigned(plan.splits));
   with_kernel(problem.mode, plan.token_blocks, [&](auto kernel) {
     kernel<<<grid, decode::kThreads, std::size_t(plan.smem_bytes), stream>>>(p);

@@ -12,14 +12,17 @@
 //     the pair order of the weights' bit-placement dequantization (step 3), each 128-k group
 //     chunk-transposed (chunk c = 4t + jj at unit 4jj + t), rows padded by 64 bytes: the
 //     fragment loads of step 3 are conflict-free 16-byte loads.
-//  2. Warp w streams rows n0 + 16w .. +15 of B. Their scale bytes of the whole K-slice are copied
-//     once, as aligned 4-byte words (lane (g, t) copies words t, t + 4, ... of rows g and g + 8),
-//     into the warp's scale tile, together with the first group's codes. Then lane (g, t) copies
-//     rows g and g + 8, k = 32t .. 32t + 31 of each 128-k group (one 16-byte cp.async per row:
-//     every byte read once, in full 32-byte sectors) into its own slots of a kStages-deep
-//     shared-memory ring. The copies hold no registers, so kStages - 1 groups per lane are in
-//     flight while the lane computes; only the lane reads its slots, so cp.async.wait_group is
-//     the only synchronization (the scale tile is read across lanes: one barrier before step 3).
+//  2. Warp w streams rows n0 + 16w .. +15 of B. Per 128-k group, lane (g, t) copies rows g and
+//     g + 8, k = 32t .. 32t + 31 (one 16-byte cp.async per row: every byte read once, in full
+//     32-byte sectors) into its own slots of a kStages-deep shared-memory ring, and lanes 0..7
+//     (MXFP4 0..3) copy the group's scale tile: prepare() re-lays B's block scales per 16 rows x
+//     128 k in the order the lanes read them (decode_scale_tile_order: lane (g, t)'s bytes of
+//     rows g and g + 8 in one word, zeros past N and K), so the scales cost one 16-byte copy per
+//     copying lane and one shared load per lane, with no edge masks. The copies hold no
+//     registers, so kStages - 1 groups per lane are in flight while the lane computes; a lane
+//     waits for its own copies (cp.async.wait_group) and the warp then syncs once per group,
+//     because the scale tile is read across lanes. (v4 copied each K-slice's scales from B's own
+//     layout into a per-warp tile, word by word, before the first group: notes_decode.md.)
 //  3. The MMA is D^T = B A^T: m16n8k16 with B's 16 rows as the MMA rows and 8 tokens of A as its
 //     columns (MT MMAs for 8*MT tokens). The codes are dequantized by bit placement (3 logic ops
 //     per two codes, E2M1 x 2^-126 exactly) times one bf16x2 multiply by the block scale, which
@@ -54,30 +57,23 @@ inline constexpr int kMaxTokenBlocks = 4;            // MT: 8 tokens each, so M 
 // dependence. With more token blocks the MT chains are already independent.
 constexpr int chains(int mt) { return mt == 1 ? 2 : 1; }
 
-// One ring stage of one lane: two rows' 16 code bytes. Lanes' slots are interleaved (slot i of
-// lane l at i * 32 + l) so the ring reads are conflict-free.
+// One ring stage of one warp: each lane's two rows' 16 code bytes, lanes' slots interleaved
+// (slot i of lane l at i * 32 + l) so the ring reads are conflict-free, then the group's scale
+// tile: 16 rows x 128 k of scale bytes (NVFP4 128 bytes: lane l's word at 4l holds its blocks
+// 2t, 2t + 1 of row g, then of row g + 8; MXFP4 64 bytes: lane l's half-word at 2l holds block t
+// of rows g and g + 8).
 inline constexpr int kCodeSlotBytes = 16;
-inline constexpr int kStageBytes = 2 * 32 * kCodeSlotBytes;  // per warp
-inline constexpr int kRingBytes = kWarps * kStages * kStageBytes;
-
-// The scale tile of a warp: 16 rows of words. A row holds the aligned words from the one holding
-// the slice's first scale byte on (linear: consecutive words; swizzled: the words of consecutive
-// 4-block column groups, 512 bytes apart in memory), enough that each lane can read the aligned
-// word pair holding its byte(s) of every group: scale bytes per group (NVFP4 8, MXFP4 4) * groups
-// / 4 + 2 words. The row stride is odd, so the 8 rows a warp reads at once hit distinct banks.
-constexpr int scale_bytes_per_group(bool mxfp4) { return mxfp4 ? kGroupK / 32 : kGroupK / 16; }
-constexpr int scale_row_words(int groups, bool mxfp4) { return scale_bytes_per_group(mxfp4) * groups / 4 + 2; }
-constexpr int scale_row_stride_words(int groups, bool mxfp4) { return scale_row_words(groups, mxfp4) | 1; }
-constexpr int scale_tile_bytes(int groups, bool mxfp4) {
-  return kRowsPerCta * scale_row_stride_words(groups, mxfp4) * 4;
-}
+inline constexpr int kCodeStageBytes = 2 * 32 * kCodeSlotBytes;
+constexpr int scale_tile_bytes(bool mxfp4) { return mxfp4 ? 64 : 128; }
+constexpr int stage_bytes(bool mxfp4) { return kCodeStageBytes + scale_tile_bytes(mxfp4); }
+constexpr int ring_bytes(bool mxfp4) { return kWarps * kStages * stage_bytes(mxfp4); }
 
 // Shared memory: the A slice (the M real rows of groups * 128 + 32 bf16; token rows past M are
-// never stored, their MMA fragments are zero), the warps' scale tiles, then the weight ring.
+// never stored, their MMA fragments are zero), then the weight ring.
 constexpr int a_stride_elements(int groups) { return groups * kGroupK + kRowPadElements; }
 constexpr int a_tile_bytes(int a_rows, int groups) { return a_rows * a_stride_elements(groups) * 2; }
 constexpr int smem_bytes(int a_rows, int groups, bool mxfp4) {
-  return a_tile_bytes(a_rows, groups) + scale_tile_bytes(groups, mxfp4) + kRingBytes;
+  return a_tile_bytes(a_rows, groups) + ring_bytes(mxfp4);
 }
 
 // Which part of the GEMM a CTA computes: B rows kRowsPerCta*tile .. and K-slice `split` of
@@ -89,23 +85,11 @@ struct CtaCoord {
 struct Params : GemmArgs {
   int groups_per_split = 0;  // 128-k groups of one K-slice (gridDim.y slices)
   // workspace: N-tiles x splits x kThreads x 4*MT partials; counters: one per N-tile.
-  // B's scale array may be read up to kScaleReadPastEnd bytes past its end (device_gemm_run.hpp).
+  // B's scales re-laid by prepare() (decode_scale_tile_order): the tile of rows 16 rt .. + 15
+  // and group i at (rt * k_groups + i) * scale_tile_bytes(mxfp4), k_groups = ceil(K / 128).
+  // (GemmArgs' b.scales, B's scales in their own layout, are not read.)
+  const std::uint8_t* scale_tiles = nullptr;
 };
-
-// scale_offset(layout, 0, kb, cols) (layout.hpp) with shifts in place of its general arithmetic
-// (signed divisions, the padded column count), which the hot loop would pay per load; the row
-// part is added once per row (kernel_args.cuh). Checked against layout.hpp below.
-constexpr std::int64_t scale_k_part(ScaleLayout layout, std::int64_t kb) {
-  return layout == ScaleLayout::linear ? kb : (kb >> 2) * 512 + (kb & 3);
-}
-constexpr bool scale_k_part_matches_layout() {
-  for (ScaleLayout layout : {ScaleLayout::linear, ScaleLayout::swizzled})
-    for (std::int64_t cols : {1, 2, 3, 5, 8, 9, 13, 384})
-      for (std::int64_t kb = 0; kb < cols; ++kb)
-        if (scale_k_part(layout, kb) != scale_offset(layout, 0, kb, cols)) return false;
-  return true;
-}
-static_assert(scale_k_part_matches_layout(), "scale_k_part must equal layout.hpp's k part");
 
 // ------------------------------------------------------------------ step 1: A into shared memory
 // Unit (16 bytes = 8 bf16) u = 4jj + t of a 128-k group holds k = 32t + 8jj .. +7.
@@ -147,45 +131,41 @@ struct LaneStream {
   const std::uint8_t* codes[2];  // row r: first code byte of the lane at the current group
   bool row_valid[2];             // row < N (rows past N: slots zero, never copied)
   std::int64_t k;                // the lane's first k at the current group
+  const std::uint8_t* scales;    // this lane's 16 bytes of the current group's scale tile
+  bool copies_scales;            // a copying lane of a warp whose rows start below N
+  int scale_step;                // scale_tile_bytes: one group
 
   __device__ __forceinline__ void next_group() {
     k += kGroupK;
 #pragma unroll
     for (int r = 0; r < 2; ++r) codes[r] += kGroupK / 2;
+    scales += scale_step;
   }
 };
 
-// A lane's slot of one stage for row r.
+// A lane's slot of one stage for row r, and the stage's scale tile.
 __device__ __forceinline__ std::uint8_t* code_slot(std::uint8_t* stage, int r, int lane) {
   return stage + (r * 32 + lane) * kCodeSlotBytes;
 }
+__device__ __forceinline__ std::uint8_t* scale_tile_of(std::uint8_t* stage) { return stage + kCodeStageBytes; }
 
-// Rows past N are never copied: their slots are zeroed once, so their products are zero.
-__device__ __forceinline__ void zero_invalid_rows(const LaneStream& s, std::uint8_t* ring, int lane) {
+// Rows past N are never copied: their slots are zeroed once, so their products are zero; so are
+// the scale tiles of a warp whose rows all lie past N (the re-laid scales have no tile there).
+__device__ __forceinline__ void zero_invalid_rows(const LaneStream& s, std::uint8_t* ring, int stage_step,
+                                                  bool warp_valid, int lane) {
+  for (int stage = 0; stage < kStages; ++stage) {
+    std::uint8_t* at = ring + stage * stage_step;
 #pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    if (s.row_valid[r]) continue;
-    for (int stage = 0; stage < kStages; ++stage)
-      *reinterpret_cast<uint4*>(code_slot(ring + stage * kStageBytes, r, lane)) = make_uint4(0, 0, 0, 0);
+    for (int r = 0; r < 2; ++r)
+      if (!s.row_valid[r]) *reinterpret_cast<uint4*>(code_slot(at, r, lane)) = make_uint4(0, 0, 0, 0);
+    if (!warp_valid && 16 * lane < stage_step - kCodeStageBytes)
+      *reinterpret_cast<uint4*>(scale_tile_of(at) + 16 * lane) = make_uint4(0, 0, 0, 0);
   }
 }
 
-// Copies the words of one scale-tile row that hold any of the slice's `slice_bytes` scale bytes,
-// the lane's share (words t, t + 4, ...): `first_word` is the aligned word holding the first,
-// `word_step` the distance between consecutive words (linear 4, swizzled 512). `shift` is the
-// first byte's lane in its word. A row past N gets zeros (its codes are zero; a garbage scale
-// could be NaN). Words past the last needed one are left unwritten: step 3 reads them only into
-// bits it masks off.
-__device__ __forceinline__ void copy_scale_row(std::uint32_t* tile_row, const std::uint8_t* first_word,
-                                               std::int64_t word_step, int shift, int slice_bytes,
-                                               bool valid, int t) {
-  const int words = (shift + slice_bytes + 3) / 4;
-  for (int j = t; j < words; j += 4) {
-    if (valid)
-      mma::cp_async_4(tile_row + j, first_word + j * word_step);
-    else
-      tile_row[j] = 0;
-  }
+// The lane's 16 bytes of the group's scale tile (whole tiles: zeros past N and K).
+__device__ __forceinline__ void copy_scales(const LaneStream& s, std::uint8_t* stage, int lane) {
+  if (s.copies_scales) mma::cp_async_16(scale_tile_of(stage) + 16 * lane, s.scales);
 }
 
 // Copies one group wholly inside the slice (rows 16-byte aligned): one 16-byte code copy per
@@ -194,6 +174,7 @@ __device__ __forceinline__ void copy_full_group(const LaneStream& s, std::uint8_
 #pragma unroll
   for (int r = 0; r < 2; ++r)
     if (s.row_valid[r]) mma::cp_async_16(code_slot(stage, r, lane), s.codes[r]);
+  copy_scales(s, stage, lane);
 }
 
 // Copies any group: the part past the slice end zero-filled, rows 8-byte aligned (K % 16 == 0).
@@ -207,30 +188,26 @@ __device__ __forceinline__ void copy_edge_group(const LaneStream& s, std::int64_
     mma::cp_async_8(code_slot(stage, r, lane), s.codes[r], bytes < 8 ? bytes : 8);
     mma::cp_async_8(code_slot(stage, r, lane) + 8, s.codes[r] + 8, bytes > 8 ? bytes - 8 : 0);
   }
+  copy_scales(s, stage, lane);
 }
 
 // ------------------------------------------------------------------ step 3: MMAs of one group
-// scale_words[r]: the scale-tile word of row r holding the lane's first scale byte of this group,
-// scale_shift[r] its bit offset there; scale_mask keeps the bytes of the lane's blocks inside the
-// slice (a byte of a block past the end may be any code, NaN included, and its codes are zero).
 template <int MT, bool kMxfp4>
-__device__ __forceinline__ void multiply_group(const Params& p, std::uint8_t* stage, int lane,
-                                               const std::uint32_t* const (&scale_words)[2],
-                                               const int (&scale_shift)[2], std::uint32_t scale_mask,
-                                               const std::uint16_t* a_group, int stride, int m,
-                                               int g, int t, float (&acc)[chains(MT)][MT][4]) {
+__device__ __forceinline__ void multiply_group(std::uint8_t* stage, int lane, const std::uint16_t* a_group,
+                                               int stride, int m, int g, int t,
+                                               float (&acc)[chains(MT)][MT][4]) {
   uint4 codes[2];
   std::uint32_t scale[2][2];  // [row][first / second 16 of the lane's 32], bf16x2
 #pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    codes[r] = *reinterpret_cast<const uint4*>(code_slot(stage, r, lane));
-    const std::uint32_t bytes =
-        __funnelshift_r(scale_words[r][0], scale_words[r][1], scale_shift[r]) & scale_mask;
-    if constexpr (kMxfp4) {
-      scale[r][0] = scale[r][1] = mma::scale_to_bf16x2(true, bytes);
-    } else {
-      mma::nvfp4_scale_x2_to_bf16x2(bytes, scale[r][0], scale[r][1]);
-    }
+  for (int r = 0; r < 2; ++r) codes[r] = *reinterpret_cast<const uint4*>(code_slot(stage, r, lane));
+  if constexpr (kMxfp4) {
+    const std::uint32_t pair = *reinterpret_cast<const std::uint16_t*>(scale_tile_of(stage) + 2 * lane);
+#pragma unroll
+    for (int r = 0; r < 2; ++r) scale[r][0] = scale[r][1] = mma::scale_to_bf16x2(true, (pair >> (8 * r)) & 0xFF);
+  } else {
+    const std::uint32_t word = *reinterpret_cast<const std::uint32_t*>(scale_tile_of(stage) + 4 * lane);
+    mma::nvfp4_scale_x2_to_bf16x2(word, scale[0][0], scale[0][1]);
+    mma::nvfp4_scale_x2_to_bf16x2(word >> 16, scale[1][0], scale[1][1]);
   }
 #pragma unroll
   for (int jj = 0; jj < 4; ++jj) {
@@ -319,53 +296,37 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
   const int groups = (slice + kGroupK - 1) / kGroupK;
   const int stride = a_stride_elements(groups);
 
-  // 2. This lane's stream: rows row0 and row0 + 8 (zero-filled past N), k = k_begin + 32t.
-  const std::int64_t row0 = std::int64_t(cta.tile) * kRowsPerCta + warp * 16 + g;
-  const std::int64_t scale_cols = p.k / (kMxfp4 ? 32 : 16);
-  const int block_shift = kMxfp4 ? 5 : 4;
-  const std::int64_t kb_begin = k_begin >> block_shift;  // a multiple of 4 (slices are whole groups)
-  const int slice_scale_bytes = int(((k_end - k_begin) + (1 << block_shift) - 1) >> block_shift);
-  const int scale_stride = scale_row_stride_words(groups, kMxfp4);
-  std::uint32_t* scale_tile = reinterpret_cast<std::uint32_t*>(reinterpret_cast<std::uint8_t*>(a_tile) +
-                                                              a_tile_bytes(int(p.m), groups)) +
-                              warp * 16 * scale_stride;
+  // 2. This lane's stream: rows row0 and row0 + 8 (zero-filled past N), k = k_begin + 32t, and
+  // the warp's scale tiles from group k_begin / 128 on.
+  const std::int64_t warp_row0 = std::int64_t(cta.tile) * kRowsPerCta + warp * 16;
+  const std::int64_t row0 = warp_row0 + g;
+  constexpr int kScaleTileBytes = scale_tile_bytes(kMxfp4), kStageStep = stage_bytes(kMxfp4);
+  const bool warp_valid = warp_row0 < p.n;
   LaneStream lane_stream;
   lane_stream.k = k_begin + 32 * t;
-  const std::uint32_t* scale_words[2];  // the word holding the lane's first scale byte of group 0
-  int scale_shift[2];                   // its bit offset there: the same every group
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     const std::int64_t row = row0 + 8 * r;
-    const bool valid = row < p.n;
-    // The aligned word is taken of the absolute address: a grouped launch's per-expert scale
-    // arrays need not start 4-byte aligned (linear layout; swizzled arrays are 512-byte blocks).
-    const std::uintptr_t first_byte =
-        reinterpret_cast<std::uintptr_t>(p.b.scales) +
-        std::uintptr_t((valid ? scale_offset(p.layout, row, 0, scale_cols) : 0) + scale_k_part(p.layout, kb_begin));
-    const int shift = int(first_byte & 3);
-    std::uint32_t* tile_row = scale_tile + (g + 8 * r) * scale_stride;
-    copy_scale_row(tile_row, reinterpret_cast<const std::uint8_t*>(first_byte & ~std::uintptr_t(3)),
-                   scale_k_part(p.layout, 4), shift, slice_scale_bytes, valid, t);
-    // The lane's first byte is byte t * (bytes per 32 k) of the row's slice bytes.
-    const int lane_byte = shift + t * (kMxfp4 ? 1 : 2);
-    scale_words[r] = tile_row + lane_byte / 4;
-    scale_shift[r] = (lane_byte % 4) * 8;
-    lane_stream.codes[r] = p.b.data + (valid ? row * (p.k / 2) + lane_stream.k / 2 : 0);
-    lane_stream.row_valid[r] = valid;
+    lane_stream.row_valid[r] = row < p.n;
+    lane_stream.codes[r] = p.b.data + (row < p.n ? row * (p.k / 2) + lane_stream.k / 2 : 0);
   }
-  constexpr int scale_word_step = scale_bytes_per_group(kMxfp4) / 4;  // words per group
+  const std::int64_t k_groups = (p.k + kGroupK - 1) / kGroupK;
+  lane_stream.copies_scales = warp_valid && 16 * lane < kScaleTileBytes;
+  lane_stream.scales = p.scale_tiles + ((warp_row0 / 16) * k_groups + k_begin / kGroupK) * kScaleTileBytes +
+                       (lane_stream.copies_scales ? 16 * lane : 0);
+  lane_stream.scale_step = kScaleTileBytes;
   // Groups 0 .. full_groups - 1 take the fast copy: wholly inside the slice, rows of K/2 bytes
   // 16-byte aligned.
   const int full_groups = p.k % 32 == 0 ? slice / kGroupK : 0;
-  std::uint8_t* ring = reinterpret_cast<std::uint8_t*>(scale_tile - warp * 16 * scale_stride) +
-                       scale_tile_bytes(groups, kMxfp4) + warp * kStages * kStageBytes;
+  std::uint8_t* ring = reinterpret_cast<std::uint8_t*>(a_tile) + a_tile_bytes(int(p.m), groups) +
+                       warp * kStages * kStageStep;
   const auto copy_group = [&](int group, int stage) {
     if (group < full_groups)
-      copy_full_group(lane_stream, ring + stage * kStageBytes, lane);
+      copy_full_group(lane_stream, ring + stage * kStageStep, lane);
     else if (group < groups)
-      copy_edge_group(lane_stream, k_end, ring + stage * kStageBytes, lane);
+      copy_edge_group(lane_stream, k_end, ring + stage * kStageStep, lane);
   };
-  zero_invalid_rows(lane_stream, ring, lane);
+  zero_invalid_rows(lane_stream, ring, kStageStep, warp_valid, lane);
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
     copy_group(s, s);
@@ -374,26 +335,22 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
   }
   // 1. (after the first weight copies are on their way)
   stage_activations<MT, kAFp4>(p, a_tile, k_begin, slice, stride);
-  mma::cp_async_wait<kStages - 2>();  // this lane's scale words (committed with group 0)
-  __syncthreads();                    // the A slice and every lane's scale words
+  __syncthreads();  // the A slice
 
-  // 3. Group i is consumed while groups i + 1 .. i + kStages - 1 are in flight.
+  // 3. Group i is consumed while groups i + 1 .. i + kStages - 1 are in flight: wait for this
+  // lane's copies of group i, sync the warp (the scale tile is read across lanes, and every lane
+  // is done with group i - 1's stage), refill that stage with group i + kStages - 1, multiply.
   float chain_acc[chains(MT)][MT][4] = {};
   int stage = 0;
   for (int i = 0; i < groups; ++i) {
+    mma::cp_async_wait<kStages - 2>();
+    __syncwarp();
     const int refill = stage == 0 ? kStages - 1 : stage - 1;  // the stage consumed last step
     copy_group(i + kStages - 1, refill);
     mma::cp_async_commit();
     lane_stream.next_group();
-    mma::cp_async_wait<kStages - 1>();
-    const std::int64_t lane_k = k_begin + std::int64_t(i) * kGroupK + 32 * t;
-    const std::uint32_t scale_mask = lane_k >= k_end            ? 0u
-                                     : kMxfp4 || lane_k + 16 >= k_end ? 0xFFu
-                                                                       : 0xFFFFu;
-    const std::uint32_t* const group_scale_words[2] = {scale_words[0] + i * scale_word_step,
-                                                       scale_words[1] + i * scale_word_step};
-    multiply_group<MT, kMxfp4>(p, ring + stage * kStageBytes, lane, group_scale_words, scale_shift, scale_mask,
-                       a_tile + i * kGroupK, stride, int(p.m), g, t, chain_acc);
+    multiply_group<MT, kMxfp4>(ring + stage * kStageStep, lane, a_tile + i * kGroupK, stride, int(p.m), g, t,
+                               chain_acc);
     stage = stage == kStages - 1 ? 0 : stage + 1;
   }
   float acc[MT][4];

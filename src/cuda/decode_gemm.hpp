@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cuda/kernel_operands.hpp"
+#include "format/scale_tiles.hpp"
 #include "fp4gemm/backend.hpp"
 
 namespace fp4gemm::cuda {
@@ -21,10 +22,11 @@ struct DecodePlan {
   int k_groups = 0;             // ceil(K / 128)
   int splits = 1;               // K-slices (grid y)
   int groups_per_split = 0;     // 128-k groups per K-slice
-  int smem_bytes = 0;           // the A slice
+  int smem_bytes = 0;           // the A slice and the weight ring
   int ctas_per_sm = 0;          // occupancy, from the runtime
   std::size_t workspace_floats = 0;
   std::size_t counters = 0;
+  ScaleTileOrder scale_tile_order;  // how prepare() re-lays B's scales (decode_scale_tile_order)
   std::string describe() const;  // "M <= 8: 96 x 6 CTAs of 128 threads, K-slices of 1024, ..."
 };
 
@@ -34,10 +36,11 @@ Verdict decode_can_implement(const GemmProblem& problem);
 Verdict decode_kernel_image_present();
 // Throws InvalidArgument when decode_can_implement refuses the problem.
 DecodePlan plan_decode_gemm(const GemmProblem& problem);
-// The kernels copy swizzled scales as whole aligned 4-byte words (one 4-block column group of a
-// row each): a swizzled scale array must start 4-byte aligned (every allocation does, and each
-// expert's array of a grouped launch is a whole number of 512-byte blocks). Throws otherwise.
-void require_decode_scale_alignment(ScaleLayout layout, const std::uint8_t* scales);
+// The order in which prepare() re-lays B's scales for the decode kernels (format/scale_tiles.hpp):
+// one tile per 16 rows (a warp's) x 128 k (a group), lane (g, t)'s bytes together: NVFP4 128
+// bytes, byte (r, j) at 4 (4 (r % 8) + j / 2) + 2 (r / 8) + j % 2; MXFP4 64 bytes, byte (r, j) at
+// 2 (4 (r % 8) + j) + r / 8.
+ScaleTileOrder decode_scale_tile_order(Fp4Format format);
 
 void launch_decode_gemm(const GemmProblem& problem, const DecodePlan& plan,
                         const KernelPointers& ops, cudaStream_t stream);

@@ -25,6 +25,16 @@ std::vector<std::uint8_t> stacked(const GroupedOperands& ops, Field field) {
   return all;
 }
 
+// The experts' B scales re-laid for the decode CTA (decode_scale_tile_order), one after another.
+std::vector<std::uint8_t> stacked_scale_tiles(const GroupedOperands& ops, const ScaleTileOrder& order) {
+  std::vector<std::uint8_t> all;
+  for (const GemmOperands& expert : ops.experts) {
+    const std::vector<std::uint8_t> tiles = tile_scales(expert.b, order);
+    all.insert(all.end(), tiles.begin(), tiles.end());
+  }
+  return all;
+}
+
 template <class T>
 std::vector<T> offsets_as(const GroupedProblem& problem) {
   const std::vector<std::int64_t> offsets = problem.offsets();
@@ -38,7 +48,7 @@ class GroupedKernelRun final : public DeviceGemmRun {
         plan_(plan_grouped_gemm(ops.problem.expert_problem(0), ops.problem.experts(),
                                 options.max_tokens_per_expert.value_or(ops.problem.max_tokens()))),
         b_data_(stacked(ops, [](const GemmOperands& x) -> const auto& { return x.b.data; })),
-        b_scales_(stacked(ops, [](const GemmOperands& x) -> const auto& { return x.b.scales; })),
+        b_scale_tiles_(stacked_scale_tiles(ops, plan_.decode.scale_tile_order)),
         workspace_(plan_.workspace_floats),
         counters_(plan_.counters),
         status_(1) {
@@ -64,7 +74,7 @@ class GroupedKernelRun final : public DeviceGemmRun {
     }
     counters_.fill_bytes(0, stream());
     status_.fill_bytes(0, stream());
-    pointers_ = {b_data_.get(), b_scales_.get(), alphas_.get(), a_data_.get(), a_scales_.get(),
+    pointers_ = {b_data_.get(), b_scale_tiles_.get(), alphas_.get(), a_data_.get(), a_scales_.get(),
                  a_bf16_.get(),
                  options.offsets_int64 ? static_cast<const void*>(offsets64_.get()) : offsets32_.get(),
                  options.offsets_int64, output_ptr(), workspace_.get(), counters_.get(), status_.get()};
@@ -84,7 +94,7 @@ class GroupedKernelRun final : public DeviceGemmRun {
 
  private:
   GroupedPlan plan_;
-  DeviceBuffer<std::uint8_t> b_data_, b_scales_, a_data_, a_scales_;
+  DeviceBuffer<std::uint8_t> b_data_, b_scale_tiles_, a_data_, a_scales_;
   DeviceBuffer<std::uint16_t> a_bf16_;
   DeviceBuffer<float> alphas_;
   DeviceBuffer<std::int32_t> offsets32_;

@@ -67,11 +67,9 @@ GroupedPlan plan_grouped_gemm(const GemmProblem& expert, std::int64_t experts,
 
 void launch_grouped_gemm(const GroupedPlan& plan, const GroupedPointers& ptr, cudaStream_t stream) {
   const GemmProblem& e = plan.expert;
-  require_decode_scale_alignment(e.scale_layout, ptr.b_scales);
   grouped::Params p;
   KernelPointers base;  // the pointers of expert 0 and row 0; the kernel offsets them per expert
   base.b_data = ptr.b_data;
-  base.b_scales = ptr.b_scales;
   base.a_data = ptr.a_data;
   base.a_scales = ptr.a_scales;
   base.a_bf16 = ptr.a_bf16;
@@ -83,7 +81,9 @@ void launch_grouped_gemm(const GroupedPlan& plan, const GroupedPointers& ptr, cu
   p.offsets = ptr.expert_offsets;
   p.offsets_int64 = ptr.offsets_int64;
   p.alphas = ptr.alphas;
-  p.b_expert_scale_bytes = scale_bytes(e.scale_layout, e.shape.n, e.shape.k / block_size(e.format));
+  p.base.scale_tiles = ptr.b_scale_tiles;
+  p.b_expert_scale_tile_bytes =
+      scale_tiles_bytes(e.shape.n, e.shape.k / block_size(e.format), plan.decode.scale_tile_order);
   p.workspace_expert_floats = std::int64_t(plan.decode.workspace_floats);
   p.counters_per_expert = std::int64_t(plan.decode.counters);
   p.rounds = plan.rounds;

@@ -33,7 +33,7 @@ struct Params {
   const void* offsets = nullptr;       // E + 1 first rows, int32 or int64
   bool offsets_int64 = false;
   const float* alphas = nullptr;       // E: alpha * scale_2(A) * scale_2(B_e)
-  std::int64_t b_expert_scale_bytes = 0;        // one expert's scale block
+  std::int64_t b_expert_scale_tile_bytes = 0;   // one expert's re-laid scales (scale_tiles_bytes)
   std::int64_t workspace_expert_floats = 0;     // one expert's split-K partials
   std::int64_t counters_per_expert = 0;         // one expert's split-K counters (its N-tiles)
   int round = 0, rounds = 1;           // this launch's chunk of 8*MT tokens, of `rounds`
@@ -91,8 +91,7 @@ __device__ __forceinline__ bool expert_params(const Params& p, int e, decode::Pa
   x.m = end - row0 < kChunk ? end - row0 : kChunk;
   const std::int64_t k = x.k, scale_cols = k / (x.mxfp4 ? 32 : 16);
   x.b.data += std::int64_t(e) * x.n * (k / 2);
-  x.b.scales += std::int64_t(e) * p.b_expert_scale_bytes;
-  x.b.scale_bytes = p.b_expert_scale_bytes;
+  x.scale_tiles += std::int64_t(e) * p.b_expert_scale_tile_bytes;
   if constexpr (kAFp4) {
     x.a_fp4.data += row0 * (k / 2);
     if (x.layout == ScaleLayout::linear) {

@@ -31,7 +31,7 @@ struct GroupedPlan {
 // The device pointers of one grouped GEMM (layouts: fp4gemm/grouped.hpp).
 struct GroupedPointers {
   const std::uint8_t* b_data = nullptr;    // [E, N, K/2]
-  const std::uint8_t* b_scales = nullptr;  // E blocks of scale_bytes(layout, N, K/block)
+  const std::uint8_t* b_scale_tiles = nullptr;  // E blocks of B's scales in decode_scale_tile_order
   const float* alphas = nullptr;           // [E]
   const std::uint8_t* a_data = nullptr;    // w4a4: [T_total, K/2]
   const std::uint8_t* a_scales = nullptr;  // w4a4: the experts' scale blocks

@@ -15,6 +15,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_gemm_run.hpp"
 #include "cuda/gpu_quantize.hpp"
+#include "format/scale_tiles.hpp"
 #include "fp4gemm/gemm.hpp"
 
 namespace fp4gemm::cuda {
@@ -23,6 +24,7 @@ struct KernelPointers {
   const std::uint8_t* b_data = nullptr;
   const std::uint8_t* b_scales = nullptr;
   std::int64_t b_scale_bytes = 0;
+  const std::uint8_t* b_scale_tiles = nullptr;  // B's scales re-laid for the kernel, if it asks
   const std::uint8_t* a_data = nullptr;      // w4a4
   const std::uint8_t* a_scales = nullptr;    // w4a4
   std::int64_t a_scale_bytes = 0;            // w4a4
@@ -36,12 +38,15 @@ struct KernelPointers {
 class KernelOperands {
  public:
   // Uploads B and A (FP4 for w4a4, bf16 for w4a16), allocates `workspace_floats` floats and
-  // `counters` zeroed ints (the kernels return every counter to zero themselves).
+  // `counters` zeroed ints (the kernels return every counter to zero themselves). With a
+  // `b_scale_tile_order`, also B's scales re-laid in it (format/scale_tiles.hpp).
   // w4a4 operands that carry the bf16 source of A (GemmOperands::a_bf16) keep it on the device:
   // then quantize_activations() requantizes A on the GPU, as a serving engine does each call.
   KernelOperands(const GemmOperands& operands, std::size_t workspace_floats, std::size_t counters,
-                 void* out, cudaStream_t stream)
+                 void* out, cudaStream_t stream, const ScaleTileOrder* b_scale_tile_order = nullptr)
       : b_(operands.b), workspace_(workspace_floats), counters_(counters) {
+    if (b_scale_tile_order)
+      b_scale_tiles_ = DeviceBuffer<std::uint8_t>(tile_scales(operands.b, *b_scale_tile_order));
     if (operands.problem.mode == Mode::w4a4) {
       a_fp4_ = DeviceFp4Tensor(operands.a_fp4);
       if (operands.a_bf16.rows == operands.problem.shape.m) {
@@ -56,6 +61,7 @@ class KernelOperands {
     pointers_.b_data = b_.data.get();
     pointers_.b_scales = b_.scales.get();
     pointers_.b_scale_bytes = b_.scale_bytes;
+    pointers_.b_scale_tiles = b_scale_tiles_.get();
     pointers_.a_data = a_fp4_.data.get();
     pointers_.a_scales = a_fp4_.scales.get();
     pointers_.a_scale_bytes = a_fp4_.scale_bytes;
@@ -83,6 +89,7 @@ class KernelOperands {
 
  private:
   DeviceFp4Tensor b_;
+  DeviceBuffer<std::uint8_t> b_scale_tiles_;
   DeviceFp4Tensor a_fp4_;
   DeviceBuffer<std::uint16_t> a_bf16_;
   DeviceBuffer<std::uint16_t> a_source_;  // w4a4: the bf16 activations quantized by each call
@@ -93,14 +100,25 @@ class KernelOperands {
   KernelPointers pointers_;
 };
 
-// Plan: the family's launch plan, with workspace_floats and counters. Launch: its launcher.
+// The scale tile order a family's plan asks for (a member scale_tile_order), or none.
+template <class Plan>
+const ScaleTileOrder* scale_tile_order_of(const Plan& plan) {
+  if constexpr (requires { plan.scale_tile_order; })
+    return &plan.scale_tile_order;
+  else
+    return nullptr;
+}
+
+// Plan: the family's launch plan, with workspace_floats and counters (and, if the kernel reads
+// B's scales re-laid, scale_tile_order). Launch: its launcher.
 template <class Plan, void (*Launch)(const GemmProblem&, const Plan&, const KernelPointers&, cudaStream_t)>
 class KernelGemmRun final : public DeviceGemmRun {
  public:
   KernelGemmRun(const GemmOperands& operands, const Plan& plan)
       : DeviceGemmRun(operands.problem),
         plan_(plan),
-        operands_(operands, plan.workspace_floats, plan.counters, output_ptr(), stream()) {}
+        operands_(operands, plan.workspace_floats, plan.counters, output_ptr(), stream(),
+                  scale_tile_order_of(plan_)) {}
 
   void run() override {
     operands_.quantize_activations(stream());

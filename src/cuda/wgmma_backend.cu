@@ -1,6 +1,7 @@
 // The cuda-wgmma Backend: availability (an sm_90 GPU and the sm_90a image), admission, and
-// prepare(), which uploads the operands, allocates the w4a4 bf16 activation workspace, plans the
-// launch and encodes the TMA tensor maps, so that run() only enqueues kernels.
+// prepare(), which uploads the operands, re-lays B's scales in the kernel's tile order, allocates
+// the w4a4 bf16 activation workspace, plans the launch and encodes the TMA tensor maps, so that
+// run() only enqueues kernels.
 #include "cuda/wgmma_backend.hpp"
 
 #include <fmt/format.h>
@@ -23,7 +24,9 @@ class WgmmaGemmRun final : public DeviceGemmRun {
   WgmmaGemmRun(const GemmOperands& operands, const WgmmaPlan& plan)
       : DeviceGemmRun(operands.problem),
         plan_(plan),
-        operands_(operands, plan.workspace_floats, plan.counters, output_ptr(), stream()),
+        scale_tile_order_(wgmma_scale_tile_order(operands.problem.format)),
+        operands_(operands, plan.workspace_floats, plan.counters, output_ptr(), stream(),
+                  &scale_tile_order_),
         a_dequantized_(operands.problem.mode == Mode::w4a4
                            ? std::size_t(operands.problem.shape.m * operands.problem.shape.k)
                            : 0),
@@ -51,6 +54,7 @@ class WgmmaGemmRun final : public DeviceGemmRun {
   }
 
   WgmmaPlan plan_;
+  ScaleTileOrder scale_tile_order_;
   KernelOperands operands_;
   DeviceBuffer<std::uint16_t> a_dequantized_;
   WgmmaTensorMaps maps_;

@@ -153,6 +153,11 @@ WgmmaTensorMaps encode_wgmma_maps(const GemmProblem& problem, const WgmmaPlan& p
           encode_tensor_map(wgmma_weight_map(problem), weights)};
 }
 
+ScaleTileOrder wgmma_scale_tile_order(Fp4Format format) {
+  return {kBlockN, kBlockK / block_size(format), wgmma::Tile256::kScaleBytes,
+          [](int row, int block) { return 4 * row + block; }};
+}
+
 void launch_wgmma_gemm(const GemmProblem& problem, const WgmmaPlan& plan,
                        const WgmmaTensorMaps& maps, const KernelPointers& ops, cudaStream_t stream) {
   wgmma::Params p;
@@ -163,6 +168,7 @@ void launch_wgmma_gemm(const GemmProblem& problem, const WgmmaPlan& plan,
   p.splits = plan.splits;
   p.k_tiles_per_split = plan.k_tiles_per_split;
   p.units = plan.units;
+  p.scale_tiles = ops.b_scale_tiles;
   with_config(plan.block_m, [&](auto cfg) {
     using Cfg = decltype(cfg);
     wgmma::wgmma_gemm_kernel<Cfg>

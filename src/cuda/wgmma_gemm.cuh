@@ -18,16 +18,18 @@
 //     sequence, and a K-tile counter `it` that runs on across units names the ring slot
 //     (it % STAGES) and the barrier phase ((it / STAGES) & 1). A slot holds one K-tile (BK = 64):
 //     the activations [BM][64] bf16 (TMA, 128-byte swizzle), the converted weights [128][64] bf16
-//     (same swizzle), the weight codes [128][32 B] (TMA) and scale words [128][4].
-//  2. Warp 0 (producer), per K-tile: waits until the slot is free (empty barrier),
-//     then lane 0 expects the TMA bytes on the `loaded` barrier and issues the activation box
-//     (64 k x BM tokens) and the weight-code box (32 B x 128 rows); every lane copies (cp.async)
-//     16 of the 128 rows x 4 chunks of 16 elements' aligned scale words (zeros for rows past N or
-//     chunks past K: no garbage scale, e.g. NaN, meets a zero code) and arrives on `loaded` when
-//     they land. TMA zero-fills rows and k past the tensor.
+//     (same swizzle), the weight codes [128][32 B] (TMA) and the scale tile [128][4 B].
+//  2. Lane 0 of warp 0 (producer), per K-tile: waits until the slot is free (empty barrier),
+//     expects the slot's bytes on the `loaded` barrier and issues the activation box (64 k x BM
+//     tokens), the weight-code box (32 B x 128 rows) and one 512-byte bulk copy of the K-tile's
+//     scale tile: prepare() re-lays B's scales tile by tile (wgmma_scale_tile_order: row r's
+//     block scales of the K-tile in word r, zeros past N and K, so no garbage scale such as a NaN
+//     meets a zero code). TMA zero-fills rows and k past the tensor. (v2 copied the scales as
+//     4-byte cp.async words from B's own layout, 16 per lane and K-tile: the producer's copies
+//     were the pipeline's bottleneck, notes_wgmma.md.)
 //  3. Warps 1-3 (converter), thread c + 8 r' (c = 0..7, r' = 0..11), per K-tile: waits on
 //     `loaded`; for rows r = r' + 12 i < 128 (i = 0..10) converts chunk c (8 codes = one 4-byte
-//     word, k = 8c..8c+7) times its block scale to 8 bf16 (exact: e2m1x4_to_bf16) and stores
+//     word, k = 8c..8c+7) times its block scale (byte c / 2, MXFP4 c / 4, of row r's scale word) to 8 bf16 (exact: e2m1x4_to_bf16) and stores
 //     them as one 16-byte vector at row r, chunk position c ^ (r % 8) of the converted tile: the 128-byte
 //     swizzle TMA applies to the activations, which the wgmma descriptor expects. A quarter-warp
 //     stores one full 128-byte row (no bank conflicts) and reads 32 contiguous code bytes. Then
@@ -85,17 +87,18 @@ struct TileConfig {
   static constexpr int kActBytes = BM * BK * 2;          // [BM][BK] bf16, 128-byte swizzle
   static constexpr int kConvBytes = BN * BK * 2;         // [BN][BK] bf16, 128-byte swizzle
   static constexpr int kCodeBytes = BN * BK / 2;         // [BN][BK/2] code bytes
-  static constexpr int kScaleBytes = BN * kSteps * 4;    // [BN][kSteps] words holding the scale
+  static constexpr int kScaleBytes = BN * 4;             // [BN] words: a row's K-tile scales
   static constexpr int kConvOffset = kActBytes;
   static constexpr int kCodeOffset = kConvOffset + kConvBytes;
   static constexpr int kScaleOffset = kCodeOffset + kCodeBytes;
-  static constexpr int kStageBytes = kScaleOffset + kScaleBytes;
-  static constexpr int kTmaBytes = kActBytes + kCodeBytes;  // the loaded barrier's transactions
+  static constexpr int kStageBytes = (kScaleOffset + kScaleBytes + 1023) / 1024 * 1024;
+  // The loaded barrier's transactions: both TMA boxes and the scale tile's bulk copy.
+  static constexpr int kLoadedBytes = kActBytes + kCodeBytes + kScaleBytes;
   // 1024 bytes of slack: the dynamic shared memory is aligned to 1024 by hand.
   static constexpr int kSmemBytes = STAGES * kStageBytes + 1024;
-  // loaded: lane 0's arrive.expect_tx + one cp.async arrive per producer lane; converted: one
-  // arrive per converter warp; empty: one per consumer warp.
-  static constexpr unsigned kLoadedArrivals = 1 + 32;
+  // loaded: the producer's arrive.expect_tx; converted: one arrive per converter warp; empty: one
+  // per consumer warp.
+  static constexpr unsigned kLoadedArrivals = 1;
   static constexpr unsigned kConvertedArrivals = kConverterThreads / 32;
   static constexpr unsigned kEmptyArrivals = 4 * kConsumers;
 
@@ -104,8 +107,7 @@ struct TileConfig {
                 "128-byte-swizzled tiles need 1024-byte alignment");
   static_assert(BN <= 256 && BM <= 256, "TMA boxes are at most 256 rows");
   static_assert(kConverterThreads % kChunks == 0, "a converter thread keeps one chunk column");
-  static_assert((BN * kSteps) % 32 == 0 && 32 % kSteps == 0,
-                "the producer lanes copy whole scale-word columns");
+  static_assert(kSteps <= 4, "a row's scales of one K-tile fit its 4-byte word");
   static_assert(STAGES >= 2, "the ring overlaps loads and conversion with MMAs");
   static_assert(kSmemBytes <= kSmemLimit, "a config must fit 227 KB of shared memory");
 };
@@ -122,6 +124,8 @@ struct Params : GemmArgs {
   int splits = 1;              // split-K: units = tiles x splits, unit = split * tiles + tile
   int k_tiles_per_split = 0;   // the last split may take fewer
   int units = 0;
+  // B's scales re-laid by prepare(): tile (N tile, K-tile) at (n_tile * k_tiles + kt) * 512.
+  const std::uint8_t* scale_tiles = nullptr;
 };
 
 // One work unit of the persistent loop (step 1): an output tile and the K-tiles of its split.
@@ -188,51 +192,28 @@ struct Barriers {
   std::uint64_t* empty;      // the consumers' MMAs on the slot are done
 };
 
-// Step 2: the producer warp's loop.
+// Step 2: the producer's loop (lane 0 of warp 0; the other lanes have nothing to do).
 template <class Cfg>
 __device__ void produce(const Params& p, const CUtensorMap* act_map, const CUtensorMap* code_map,
                         std::uint8_t* smem, const Barriers& bar) {
-  constexpr int kRowsPerPass = 32 / Cfg::kSteps;
-  constexpr int kPasses = Cfg::BN / kRowsPerPass;
-  const int lane = int(threadIdx.x) % 32;
-  const int chunk = lane % Cfg::kSteps, first_row = lane / Cfg::kSteps;
-  const int block_shift = p.mxfp4 ? 5 : 4;
-  const std::int64_t scale_cols = p.k >> block_shift;
+  if (threadIdx.x != 0) return;
   int it = 0;
   for (int u = int(blockIdx.x); u < p.units; u += int(gridDim.x)) {
     const Unit w = unit_of<Cfg>(p, u);
-    std::int64_t row_part[kPasses];  // scale_offset(row, 0), or -1 past N
-#pragma unroll
-    for (int i = 0; i < kPasses; ++i) {
-      const std::int64_t row = w.n0 + first_row + i * kRowsPerPass;
-      row_part[i] = row < p.n ? scale_offset(p.layout, row, 0, scale_cols) : -1;
-    }
+    const std::uint8_t* scale_tiles =
+        p.scale_tiles + std::int64_t(w.tile % p.tiles_n) * p.k_tiles * Cfg::kScaleBytes;
     for (int kt = w.kt_begin; kt < w.kt_end; ++kt, ++it) {
       const int slot = it % Cfg::STAGES;
       sm90::mbarrier_wait(&bar.empty[slot], ((it / Cfg::STAGES) & 1) ^ 1);
       std::uint8_t* stage = smem + slot * Cfg::kStageBytes;
-      std::uint32_t* words = reinterpret_cast<std::uint32_t*>(stage + Cfg::kScaleOffset);
-      const std::int64_t k = std::int64_t(kt) * Cfg::BK + 16 * chunk;
-      const std::int64_t k_part = scale_offset(p.layout, 0, k >> block_shift, scale_cols);
-#pragma unroll
-      for (int i = 0; i < kPasses; ++i) {
-        std::uint32_t* dst = words + (first_row + i * kRowsPerPass) * Cfg::kSteps + chunk;
-        if (k < p.k && row_part[i] >= 0)
-          mma::copy_scale_word(dst, p.b, row_part[i] + k_part);
-        else
-          *dst = 0;
-      }
-      sm90::mbarrier_arrive_on_cp_async(&bar.loaded[slot]);
-      __syncwarp();  // every lane's plain stores precede lane 0's (releasing) arrive
-      if (lane == 0) {
-        sm90::mbarrier_arrive_expect_tx(&bar.loaded[slot], Cfg::kTmaBytes);
-        sm90::tma_load_2d(stage, act_map, &bar.loaded[slot], kt * Cfg::BK, int(w.m0));
-        sm90::tma_load_2d(stage + Cfg::kCodeOffset, code_map, &bar.loaded[slot], kt * Cfg::BK / 2,
-                          int(w.n0));
-      }
+      sm90::mbarrier_arrive_expect_tx(&bar.loaded[slot], Cfg::kLoadedBytes);
+      sm90::tma_load_2d(stage, act_map, &bar.loaded[slot], kt * Cfg::BK, int(w.m0));
+      sm90::tma_load_2d(stage + Cfg::kCodeOffset, code_map, &bar.loaded[slot], kt * Cfg::BK / 2,
+                        int(w.n0));
+      sm90::bulk_load(stage + Cfg::kScaleOffset, scale_tiles + std::int64_t(kt) * Cfg::kScaleBytes,
+                      Cfg::kScaleBytes, &bar.loaded[slot]);
     }
   }
-  mma::cp_async_wait<0>();  // no thread leaves with its copies in flight
 }
 
 // Step 3: the converter warps' loop (thread = threadIdx.x - 32).
@@ -240,22 +221,12 @@ template <class Cfg>
 __device__ void convert(const Params& p, std::uint8_t* smem, const Barriers& bar) {
   constexpr int kRowStride = Cfg::kConverterThreads / Cfg::kChunks;  // 12
   constexpr int kRows = (Cfg::BN + kRowStride - 1) / kRowStride;     // 11 (the last for r' < 8)
-  static_assert(kRows <= 16, "the byte lanes of a thread's rows fit one 32-bit word");
   const int thread = int(threadIdx.x) - 32, lane = int(threadIdx.x) % 32;
   const int chunk = thread % Cfg::kChunks, first_row = thread / Cfg::kChunks;
-  const int block_shift = p.mxfp4 ? 5 : 4;
-  const std::int64_t scale_cols = p.k >> block_shift;
+  const int scale_byte = chunk >> (p.mxfp4 ? 2 : 1);  // the block of k = 8 chunk .. + 7
   int it = 0;
   for (int u = int(blockIdx.x); u < p.units; u += int(gridDim.x)) {
     const Unit w = unit_of<Cfg>(p, u);
-    // Byte lane of each row's scales in its words (row part, 2 bits per row; the k part is added
-    // per K-tile). Rows past N have zero words, so any lane reads zero.
-    std::uint32_t lanes = 0;
-#pragma unroll
-    for (int i = 0; i < kRows; ++i)
-      lanes |= std::uint32_t(scale_offset(p.layout, w.n0 + first_row + i * kRowStride, 0,
-                                          scale_cols) & 3)
-               << (2 * i);
     for (int kt = w.kt_begin; kt < w.kt_end; ++kt, ++it) {
       const int slot = it % Cfg::STAGES;
       sm90::mbarrier_wait(&bar.loaded[slot], (it / Cfg::STAGES) & 1);
@@ -263,24 +234,21 @@ __device__ void convert(const Params& p, std::uint8_t* smem, const Barriers& bar
       const std::uint32_t* codes = reinterpret_cast<const std::uint32_t*>(stage + Cfg::kCodeOffset);
       const std::uint32_t* words =
           reinterpret_cast<const std::uint32_t*>(stage + Cfg::kScaleOffset);
-      const std::uint32_t kb =
-          std::uint32_t((std::int64_t(kt) * Cfg::BK + 8 * chunk) >> block_shift);
       std::uint32_t code_word[kRows], scale_word[kRows];
 #pragma unroll
       for (int i = 0; i < kRows; ++i) {
         const int r = first_row + i * kRowStride;
         if (r < Cfg::BN) {
           code_word[i] = codes[r * Cfg::kChunks + chunk];
-          scale_word[i] = words[r * Cfg::kSteps + chunk / 2];
+          scale_word[i] = words[r];
         }
       }
 #pragma unroll
       for (int i = 0; i < kRows; ++i) {
         const int r = first_row + i * kRowStride;
         if (r >= Cfg::BN) break;
-        const std::uint32_t byte_lane = ((lanes >> (2 * i)) + kb) & 3;
         const std::uint32_t scale2 =
-            mma::scale_to_bf16x2(p.mxfp4, (scale_word[i] >> (8 * byte_lane)) & 0xFF);
+            mma::scale_to_bf16x2(p.mxfp4, (scale_word[i] >> (8 * scale_byte)) & 0xFF);
         uint4 v;
         mma::e2m1x4_to_bf16(code_word[i], scale2, v.x, v.y);
         mma::e2m1x4_to_bf16(code_word[i] >> 16, scale2, v.z, v.w);

@@ -56,7 +56,13 @@ struct WgmmaTensorMaps {
 WgmmaTensorMaps encode_wgmma_maps(const GemmProblem& problem, const WgmmaPlan& plan,
                                   const std::uint16_t* activations, const std::uint8_t* weights);
 
-// Enqueue the GEMM on `stream` (no allocation, no synchronization). ops: B, alpha and out.
+// The order in which prepare() re-lays B's scales (format/scale_tiles.hpp): one 512-byte tile per
+// 128 weight rows x 64 k, row r's block scales of the K-tile in its word r (byte j: block j;
+// NVFP4 4 blocks, MXFP4 2), which the producer brings in with one bulk copy per K-tile.
+ScaleTileOrder wgmma_scale_tile_order(Fp4Format format);
+
+// Enqueue the GEMM on `stream` (no allocation, no synchronization). ops: B (its scales as
+// b_scale_tiles, in wgmma_scale_tile_order), alpha and out.
 void launch_wgmma_gemm(const GemmProblem& problem, const WgmmaPlan& plan,
                        const WgmmaTensorMaps& maps, const KernelPointers& ops, cudaStream_t stream);
 
