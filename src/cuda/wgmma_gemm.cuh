@@ -29,7 +29,11 @@
 //     were the pipeline's bottleneck, notes_wgmma.md.)
 //  3. Warps 1-3 (converter), thread c + 8 r' (c = 0..7, r' = 0..11), per K-tile: waits on
 //     `loaded`; for rows r = r' + 12 i < 128 (i = 0..10) converts chunk c (8 codes = one 4-byte
-//     word, k = 8c..8c+7) times its block scale (byte c / 2, MXFP4 c / 4, of row r's scale word) to 8 bf16 (exact: e2m1x4_to_bf16) and stores
+//     word, k = 8c..8c+7) times its block scale (byte c / 2, MXFP4 c / 4, of row r's scale word)
+//     to 8 bf16 by bit placement (mma_primitives.cuh: E2M1 x 2^-126 exactly, times the scale x
+//     2^118 for NVFP4, the result x 2^8 in step 5; MXFP4 x 2^126 then x the scale), for which
+//     prepare() re-orders the codes inside each word (format/code_pairs.hpp) so that the pairs
+//     come out in k order (v2 looked the codes up with PRMT: ~2x the instructions), and stores
 //     them as one 16-byte vector at row r, chunk position c ^ (r % 8) of the converted tile: the 128-byte
 //     swizzle TMA applies to the activations, which the wgmma descriptor expects. A quarter-warp
 //     stores one full 128-byte row (no bank conflicts) and reads 32 contiguous code bytes. Then
@@ -151,6 +155,9 @@ template <class Cfg, class Store>
 __device__ __forceinline__ void store_tile(const Params& p, const float (&acc)[Cfg::kAcc],
                                            std::int64_t m0, std::int64_t n0, int row, int t,
                                            Store store) {
+  // NVFP4 weights were converted as E2M1 x scale x 2^-kNvfp4Shift (step 3): the power of two
+  // goes back here, exactly, folded into alpha.
+  const float alpha = p.mxfp4 ? p.alpha : p.alpha * float(1 << mma::kNvfp4Shift);
 #pragma unroll
   for (int j = 0; j < Cfg::BM / 8; ++j)
 #pragma unroll
@@ -158,7 +165,7 @@ __device__ __forceinline__ void store_tile(const Params& p, const float (&acc)[C
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         const std::int64_t m = m0 + 8 * j + 2 * t + e, n = n0 + row + 8 * h;
-        if (m < p.m && n < p.n) store(m * p.n + n, p.alpha * acc[4 * j + 2 * h + e]);
+        if (m < p.m && n < p.n) store(m * p.n + n, alpha * acc[4 * j + 2 * h + e]);
       }
 }
 
@@ -216,14 +223,15 @@ __device__ void produce(const Params& p, const CUtensorMap* act_map, const CUten
   }
 }
 
-// Step 3: the converter warps' loop (thread = threadIdx.x - 32).
-template <class Cfg>
-__device__ void convert(const Params& p, std::uint8_t* smem, const Barriers& bar) {
+// Step 3: the converter warps' loop (thread = threadIdx.x - 32), for one format (a template
+// parameter, so that the conversion is one basic block).
+template <class Cfg, bool kMxfp4>
+__device__ void convert_format(const Params& p, std::uint8_t* smem, const Barriers& bar) {
   constexpr int kRowStride = Cfg::kConverterThreads / Cfg::kChunks;  // 12
   constexpr int kRows = (Cfg::BN + kRowStride - 1) / kRowStride;     // 11 (the last for r' < 8)
   const int thread = int(threadIdx.x) - 32, lane = int(threadIdx.x) % 32;
   const int chunk = thread % Cfg::kChunks, first_row = thread / Cfg::kChunks;
-  const int scale_byte = chunk >> (p.mxfp4 ? 2 : 1);  // the block of k = 8 chunk .. + 7
+  const int scale_shift = 8 * (chunk >> (kMxfp4 ? 2 : 1));  // the block of k = 8 chunk .. + 7
   int it = 0;
   for (int u = int(blockIdx.x); u < p.units; u += int(gridDim.x)) {
     const Unit w = unit_of<Cfg>(p, u);
@@ -247,18 +255,33 @@ __device__ void convert(const Params& p, std::uint8_t* smem, const Barriers& bar
       for (int i = 0; i < kRows; ++i) {
         const int r = first_row + i * kRowStride;
         if (r >= Cfg::BN) break;
-        const std::uint32_t scale2 =
-            mma::scale_to_bf16x2(p.mxfp4, (scale_word[i] >> (8 * scale_byte)) & 0xFF);
-        uint4 v;
-        mma::e2m1x4_to_bf16(code_word[i], scale2, v.x, v.y);
-        mma::e2m1x4_to_bf16(code_word[i] >> 16, scale2, v.z, v.w);
-        *reinterpret_cast<uint4*>(stage + Cfg::kConvOffset + r * 128 + 16 * (chunk ^ (r % 8))) = v;
+        const std::uint32_t byte = (scale_word[i] >> scale_shift) & 0xFF;
+        std::uint32_t scale2, unused;
+        if constexpr (kMxfp4)
+          scale2 = mma::scale_to_bf16x2(true, byte);
+        else
+          mma::nvfp4_scale_x2_to_bf16x2(byte, scale2, unused);
+        std::uint32_t v[4];  // (c0, c1) .. (c6, c7): the codes are pair-ordered (prepare())
+        mma::e2m1x8_to_bf16_bits(code_word[i], v);
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+          v[q] = mma::bf16x2_mul(kMxfp4 ? mma::e2m1_bits_to_bf16_times_2_126(v[q]) : v[q], scale2);
+        *reinterpret_cast<uint4*>(stage + Cfg::kConvOffset + r * 128 + 16 * (chunk ^ (r % 8))) =
+            make_uint4(v[0], v[1], v[2], v[3]);
       }
       sm90::fence_proxy_async_shared();  // the stores, then wgmma's (async-proxy) reads
       __syncwarp();
       if (lane == 0) sm90::mbarrier_arrive(&bar.converted[slot]);
     }
   }
+}
+
+template <class Cfg>
+__device__ void convert(const Params& p, std::uint8_t* smem, const Barriers& bar) {
+  if (p.mxfp4)
+    convert_format<Cfg, true>(p, smem, bar);
+  else
+    convert_format<Cfg, false>(p, smem, bar);
 }
 
 // Step 5 with split-K: every unit writes its fp32 partial tile to the workspace (float4 per
