@@ -77,8 +77,7 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem) {
   plan.scale_tile_order = decode_scale_tile_order(problem.format);
 
   with_kernel(problem.mode, plan.token_blocks, [&](auto kernel) {
-    FP4GEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            plan.smem_bytes));
+    allow_dynamic_smem(reinterpret_cast<const void*>(kernel), plan.smem_bytes, "cuda-decode");
     FP4GEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &plan.ctas_per_sm, kernel, decode::kThreads, std::size_t(plan.smem_bytes)));
   });

@@ -39,6 +39,7 @@
 
 #include "cuda/kernel_args.cuh"
 #include "cuda/mma_primitives.cuh"
+#include "format/placed_codes.hpp"
 #include "fp4gemm/codecs.hpp"
 #include "fp4gemm/layout.hpp"
 #include "fp4gemm/matrix.hpp"
@@ -101,6 +102,9 @@ __device__ void stage_activations(const Params& p, std::uint16_t* a_tile, std::i
   const int groups = (slice + kGroupK - 1) / kGroupK;
   const int chunks_per_row = groups * (kGroupK / 8);
   const std::int64_t scale_cols = p.k / (p.mxfp4 ? 32 : 16);
+  // One flat loop over M x chunks: every thread's loads are independent, so they are all in
+  // flight at once (a loop over rows with the threads over one row's chunks ran 20-50 % slower
+  // at M = 16..32: a global-load round trip per row, bench/results/h200_placed_codes).
   for (int i = int(threadIdx.x); i < int(p.m) * chunks_per_row; i += kThreads) {
     const int row = i / chunks_per_row, chunk = i % chunks_per_row;
     const int group = chunk / 16;
@@ -121,7 +125,7 @@ __device__ void stage_activations(const Params& p, std::uint16_t* a_tile, std::i
       }
     }
     const int unit = group * 16 + transposed_unit(chunk % 16);
-    *reinterpret_cast<uint4*>(a_tile + row * stride + unit * 8) = mma::permute_chunk_to_bit_pairs(v);
+    *reinterpret_cast<uint4*>(a_tile + row * stride + unit * 8) = v;
   }
 }
 
@@ -219,7 +223,7 @@ __device__ __forceinline__ void multiply_group(std::uint8_t* stage, int lane, co
     std::uint32_t w[2][4];  // [row][pair]: (c3, c7), (c2, c6), (c1, c5), (c0, c4) of word jj
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      mma::e2m1x8_to_bf16_bits((&codes[r].x)[jj], w[r]);
+      placed_codes_to_bf16_bits((&codes[r].x)[jj], w[r]);
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         const std::uint32_t value = kMxfp4 ? mma::e2m1_bits_to_bf16_times_2_126(w[r][i]) : w[r][i];

@@ -27,6 +27,7 @@ struct DecodePlan {
   std::size_t workspace_floats = 0;
   std::size_t counters = 0;
   ScaleTileOrder scale_tile_order;  // how prepare() re-lays B's scales (decode_scale_tile_order)
+  bool placed_codes = true;         // B's codes re-packed as placed codes (format/placed_codes.hpp)
   std::string describe() const;  // "M <= 8: 96 x 6 CTAs of 128 threads, K-slices of 1024, ..."
 };
 

@@ -9,13 +9,14 @@
 #include <cstring>
 
 #include "cuda/device_buffer.hpp"
+#include "format/placed_codes.hpp"
 #include "fp4gemm/backend.hpp"
 #include "fp4gemm/codecs.hpp"
 
 namespace fp4gemm::cuda {
 
-// Kernels may copy scales in aligned 4-byte word pairs (cuda-decode's cp.async ring), which can
-// reach up to this many bytes past the last scale byte; uploads append that many zero bytes.
+// A margin for kernels that read scales as aligned 4-byte words from B's own layout (an aligned
+// word may reach past the last scale byte); uploads append that many zero bytes.
 inline constexpr std::size_t kScaleReadPastEnd = 8;
 
 struct DeviceFp4Tensor {
@@ -24,13 +25,16 @@ struct DeviceFp4Tensor {
   std::int64_t rows = 0, cols = 0;
   float scale_2 = 1.0f;
   std::int64_t scale_bytes = 0;       // of the layout (padding included), without the tail
-  DeviceBuffer<std::uint8_t> data;    // rows x cols/2
+  DeviceBuffer<std::uint8_t> data;    // rows x cols/2 (as given, or as placed codes)
   DeviceBuffer<std::uint8_t> scales;  // in scale_layout, then kScaleReadPastEnd zero bytes
 
   DeviceFp4Tensor() = default;
-  explicit DeviceFp4Tensor(const Fp4Tensor& t)
+  // `placed`: the codes uploaded as placed codes (format/placed_codes.hpp), for kernels that
+  // dequantize them by bit placement.
+  explicit DeviceFp4Tensor(const Fp4Tensor& t, bool placed = false)
       : format(t.format), scale_layout(t.scale_layout), rows(t.rows), cols(t.cols),
-        scale_2(t.scale_2), scale_bytes(std::int64_t(t.scales.size())), data(t.data),
+        scale_2(t.scale_2), scale_bytes(std::int64_t(t.scales.size())),
+        data(placed ? placed_codes(t.data) : t.data),
         scales(with_read_past_end(t.scales)) {}
 
  private:

@@ -63,13 +63,9 @@ Fp8Plan fp8_plan_for(const GemmProblem& problem, int multiprocessors) {
 
 Fp8Plan plan_fp8_gemm(const GemmProblem& problem) {
   const Fp8Plan plan = fp8_plan_for(problem, current_device_attribute(cudaDevAttrMultiProcessorCount));
-  const int optin = current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
-  if (plan.smem_bytes > optin)
-    throw Error(fmt::format("cuda-fp8-lossy: the {}x{}x{} config needs {} B of shared memory, this "
-                            "GPU allows {} B per block", plan.block_m, plan.block_n, plan.block_k,
-                            plan.smem_bytes, optin));
-  FP4GEMM_CUDA_CHECK(cudaFuncSetAttribute(fp8::fp8_gemm_kernel<Cfg>,
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize, plan.smem_bytes));
+  allow_dynamic_smem(reinterpret_cast<const void*>(fp8::fp8_gemm_kernel<Cfg>), plan.smem_bytes,
+                     fmt::format("cuda-fp8-lossy: the {}x{}x{} config", plan.block_m, plan.block_n,
+                                 plan.block_k));
   return plan;
 }
 

@@ -49,6 +49,17 @@ int current_device_attribute(cudaDeviceAttr attribute) {
   return value;
 }
 
+void allow_dynamic_smem(const void* kernel, int bytes, std::string_view what) {
+  const int optin = current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+  if (bytes > optin)
+    throw Error(fmt::format("{} needs {} B of shared memory, this GPU allows {} B per block", what,
+                            bytes, optin));
+  cudaFuncAttributes attributes{};
+  FP4GEMM_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  if (attributes.maxDynamicSharedSizeBytes < bytes)
+    FP4GEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+}
+
 int current_device_sm() {
   return current_device_attribute(cudaDevAttrComputeCapabilityMajor) * 10 +
          current_device_attribute(cudaDevAttrComputeCapabilityMinor);

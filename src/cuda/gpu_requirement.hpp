@@ -21,6 +21,14 @@ Verdict require_sm_exactly(int sm, std::string_view need);
 // covers sm_80, 90a, 100a, 120a; e.g. sm_103 has none); otherwise why not, naming `backend`.
 Verdict kernel_image_present(const void* kernel, std::string_view backend);
 
+// Lets `kernel` launch with `bytes` of dynamic shared memory on the current device: raises its
+// limit (cudaFuncAttributeMaxDynamicSharedMemorySize) to `bytes` when lower and never lowers it,
+// so that plans of one kernel with different needs may all be prepared before any of them runs
+// (a layer's GEMMs in `plan --measure`; a plan that set the limit down made the launches of
+// earlier, larger plans fail with "invalid argument"). Throws Error "<what> needs N B of shared
+// memory, this GPU allows M B per block" when the device allows less.
+void allow_dynamic_smem(const void* kernel, int bytes, std::string_view what);
+
 // The current device's architecture, 10 * major + minor (throws Error without a device).
 int current_device_sm();
 

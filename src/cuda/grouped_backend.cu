@@ -10,6 +10,7 @@
 #include "cuda/gpu_requirement.hpp"
 #include "cuda/grouped_gemm.hpp"
 #include "cuda/mma_backend.hpp"
+#include "format/placed_codes.hpp"
 
 namespace fp4gemm::cuda {
 namespace {
@@ -47,7 +48,7 @@ class GroupedKernelRun final : public DeviceGemmRun {
       : DeviceGemmRun(ops.problem.dense_problem()),
         plan_(plan_grouped_gemm(ops.problem.expert_problem(0), ops.problem.experts(),
                                 options.max_tokens_per_expert.value_or(ops.problem.max_tokens()))),
-        b_data_(stacked(ops, [](const GemmOperands& x) -> const auto& { return x.b.data; })),
+        b_data_(placed_codes(stacked(ops, [](const GemmOperands& x) -> const auto& { return x.b.data; }))),
         b_scale_tiles_(stacked_scale_tiles(ops, plan_.decode.scale_tile_order)),
         workspace_(plan_.workspace_floats),
         counters_(plan_.counters),

@@ -55,8 +55,7 @@ GroupedPlan plan_grouped_gemm(const GemmProblem& expert, std::int64_t experts,
   plan.counters = std::size_t(experts) * plan.decode.counters;
   // The grouped kernel's own occupancy (it holds a few more registers than the decode kernel).
   with_kernel(expert.mode, plan.decode.token_blocks, [&](auto kernel) {
-    FP4GEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            plan.decode.smem_bytes));
+    allow_dynamic_smem(reinterpret_cast<const void*>(kernel), plan.decode.smem_bytes, "cuda-grouped");
     FP4GEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &plan.decode.ctas_per_sm, kernel, decode::kThreads, std::size_t(plan.decode.smem_bytes)));
   });

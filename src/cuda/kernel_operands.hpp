@@ -15,6 +15,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_gemm_run.hpp"
 #include "cuda/gpu_quantize.hpp"
+#include "format/placed_codes.hpp"
 #include "format/scale_tiles.hpp"
 #include "fp4gemm/gemm.hpp"
 
@@ -35,18 +36,28 @@ struct KernelPointers {
   int* counters = nullptr;                   // split-K tile counters, all zero between launches
 };
 
+// How a kernel family wants B on the device, besides its own layout: its scales also re-laid
+// in a tile order (format/scale_tiles.hpp), its codes re-packed as placed codes
+// (format/placed_codes.hpp).
+struct BForm {
+  const ScaleTileOrder* scale_tile_order = nullptr;
+  bool placed_codes = false;
+};
+
 class KernelOperands {
  public:
   // Uploads B and A (FP4 for w4a4, bf16 for w4a16), allocates `workspace_floats` floats and
-  // `counters` zeroed ints (the kernels return every counter to zero themselves). With a
-  // `b_scale_tile_order`, also B's scales re-laid in it (format/scale_tiles.hpp).
+  // `counters` zeroed ints (the kernels return every counter to zero themselves), with B's codes
+  // and scales in the forms `b_form` asks for.
   // w4a4 operands that carry the bf16 source of A (GemmOperands::a_bf16) keep it on the device:
   // then quantize_activations() requantizes A on the GPU, as a serving engine does each call.
   KernelOperands(const GemmOperands& operands, std::size_t workspace_floats, std::size_t counters,
-                 void* out, cudaStream_t stream, const ScaleTileOrder* b_scale_tile_order = nullptr)
-      : b_(operands.b), workspace_(workspace_floats), counters_(counters) {
-    if (b_scale_tile_order)
-      b_scale_tiles_ = DeviceBuffer<std::uint8_t>(tile_scales(operands.b, *b_scale_tile_order));
+                 void* out, cudaStream_t stream, const BForm& b_form = {})
+      : b_(operands.b, b_form.placed_codes),
+        workspace_(workspace_floats),
+        counters_(counters) {
+    if (b_form.scale_tile_order)
+      b_scale_tiles_ = DeviceBuffer<std::uint8_t>(tile_scales(operands.b, *b_form.scale_tile_order));
     if (operands.problem.mode == Mode::w4a4) {
       a_fp4_ = DeviceFp4Tensor(operands.a_fp4);
       if (operands.a_bf16.rows == operands.problem.shape.m) {
@@ -100,17 +111,18 @@ class KernelOperands {
   KernelPointers pointers_;
 };
 
-// The scale tile order a family's plan asks for (a member scale_tile_order), or none.
+// The form of B a family's plan asks for (members scale_tile_order and placed_codes), or B as
+// given.
 template <class Plan>
-const ScaleTileOrder* scale_tile_order_of(const Plan& plan) {
-  if constexpr (requires { plan.scale_tile_order; })
-    return &plan.scale_tile_order;
+BForm b_form_of(const Plan& plan) {
+  if constexpr (requires { plan.scale_tile_order; plan.placed_codes; })
+    return {&plan.scale_tile_order, plan.placed_codes};
   else
-    return nullptr;
+    return {};
 }
 
 // Plan: the family's launch plan, with workspace_floats and counters (and, if the kernel reads
-// B's scales re-laid, scale_tile_order). Launch: its launcher.
+// B in another form, scale_tile_order and placed_codes). Launch: its launcher.
 template <class Plan, void (*Launch)(const GemmProblem&, const Plan&, const KernelPointers&, cudaStream_t)>
 class KernelGemmRun final : public DeviceGemmRun {
  public:
@@ -118,7 +130,7 @@ class KernelGemmRun final : public DeviceGemmRun {
       : DeviceGemmRun(operands.problem),
         plan_(plan),
         operands_(operands, plan.workspace_floats, plan.counters, output_ptr(), stream(),
-                  scale_tile_order_of(plan_)) {}
+                  b_form_of(plan_)) {}
 
   void run() override {
     operands_.quantize_activations(stream());

@@ -85,13 +85,8 @@ MmaPlan plan_mma_gemm(const GemmProblem& problem) {
     plan.k_tiles = int(k_tiles);
 
     const auto kernel = kernel_for<Cfg>(problem.mode);
-    const int optin = current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
-    if (plan.smem_bytes > optin)
-      throw Error(fmt::format("cuda-mma: the {}x{}x{} config needs {} B of shared memory, this GPU "
-                              "allows {} B per block", Cfg::BM, Cfg::BN, Cfg::BK, plan.smem_bytes,
-                              optin));
-    FP4GEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            plan.smem_bytes));
+    allow_dynamic_smem(reinterpret_cast<const void*>(kernel), plan.smem_bytes,
+                       fmt::format("cuda-mma: the {}x{}x{} config", Cfg::BM, Cfg::BN, Cfg::BK));
     FP4GEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &plan.ctas_per_sm, kernel, Cfg::kThreads, std::size_t(plan.smem_bytes)));
     require(plan.ctas_per_sm >= 1, "cuda-mma: the {}x{}x{} config cannot be resident on this GPU",

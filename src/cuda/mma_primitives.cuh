@@ -141,27 +141,10 @@ __device__ __forceinline__ std::uint32_t scale_to_bf16x2(bool mxfp4, std::uint32
 // An E2M1 code s.e1e0.m placed in a bf16 as s << 15 | e1e0m << 6 is the bf16 of E2M1 x 2^-126,
 // exactly, the +-0.5 codes included (they land on the bf16 subnormal 2^-127): a bf16 exponent
 // field e1e0 with mantissa m is 2^(e - 127)(1 + m/2) = 2^-126 * 2^(e - 1)(1 + m/2), and e = 0
-// gives m * 2^-127 = 2^-126 * m/2. Three logic ops per two codes, no lookup; the 2^126 goes into
-// the scale (nvfp4_scale_x2_to_bf16x2, e2m1_bits_to_bf16_times_2_126).
-//
-// Eight codes c0..c7 (c_j in bits 4j..4j+3 of `codes`) -> four bf16x2 (low half first):
-//   out[0] = (c3, c7), out[1] = (c2, c6), out[2] = (c1, c5), out[3] = (c0, c4).
-// A kernel pairing them with activations must store each 8-element chunk in that order
-// (permute_chunk_to_bit_pairs).
-__device__ __forceinline__ void e2m1x8_to_bf16_bits(std::uint32_t codes, std::uint32_t (&out)[4]) {
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const std::uint32_t x = codes << (4 * i);
-    out[i] = (x & 0x80008000u) | ((x & 0x70007000u) >> 6);
-  }
-}
-
-// Eight bf16 values e0..e7 (k order, e.g. one 16-byte activation chunk) -> the pair order of
-// e2m1x8_to_bf16_bits: x = (e3, e7), y = (e2, e6), z = (e1, e5), w = (e0, e4).
-__device__ __forceinline__ uint4 permute_chunk_to_bit_pairs(uint4 v) {
-  return make_uint4(prmt(v.y, v.w, 0x7632u), prmt(v.y, v.w, 0x5410u), prmt(v.x, v.z, 0x7632u),
-                    prmt(v.x, v.z, 0x5410u));
-}
+// gives m * 2^-127 = 2^-126 * m/2. No lookup; the 2^126 goes into the scale
+// (nvfp4_scale_x2_to_bf16x2, e2m1_bits_to_bf16_times_2_126). The codes come re-packed by
+// prepare() so that the placement is rotations and masks only, pairs in k order
+// (format/placed_codes.hpp: placed_codes_to_bf16_bits, shared with the host tests).
 
 // The NVFP4 scale factor of bit-placed codes: (E2M1 x 2^-126) x (scale x 2^(126 - kNvfp4Shift))
 // = E2M1 x scale x 2^-kNvfp4Shift, exact in bf16 (at most 5 significant bits, 2^-18 .. 10.5);

@@ -1,6 +1,6 @@
 // The cuda-wgmma Backend: availability (an sm_90 GPU and the sm_90a image), admission, and
-// prepare(), which uploads the operands, re-orders B's codes for the converters' bit placement
-// (format/code_pairs.hpp) and re-lays its scales in the kernel's tile order, allocates
+// prepare(), which uploads the operands with B's codes re-packed for the converters' bit
+// placement (format/placed_codes.hpp) and its scales re-laid in the kernel's tile order, allocates
 // the w4a4 bf16 activation workspace, plans the launch and encodes the TMA tensor maps, so that
 // run() only enqueues kernels.
 #include "cuda/wgmma_backend.hpp"
@@ -13,7 +13,6 @@
 #include "cuda/kernel_operands.hpp"
 #include "cuda/mma_backend.hpp"
 #include "cuda/wgmma_gemm.hpp"
-#include "format/code_pairs.hpp"
 
 namespace fp4gemm::cuda {
 namespace {
@@ -28,12 +27,11 @@ class WgmmaGemmRun final : public DeviceGemmRun {
         plan_(plan),
         scale_tile_order_(wgmma_scale_tile_order(operands.problem.format)),
         operands_(operands, plan.workspace_floats, plan.counters, output_ptr(), stream(),
-                  &scale_tile_order_),
+                  {&scale_tile_order_, true}),
         a_dequantized_(operands.problem.mode == Mode::w4a4
                            ? std::size_t(operands.problem.shape.m * operands.problem.shape.k)
                            : 0),
-        pair_ordered_codes_(pair_ordered_codes(operands.b.data)),
-        maps_(encode_wgmma_maps(operands.problem, plan_, activations(), pair_ordered_codes_.get())) {}
+        maps_(encode_wgmma_maps(operands.problem, plan_, activations(), operands_.pointers().b_data)) {}
 
   void run() override {
     const GemmProblem& p = problem();
@@ -59,7 +57,6 @@ class WgmmaGemmRun final : public DeviceGemmRun {
   ScaleTileOrder scale_tile_order_;
   KernelOperands operands_;
   DeviceBuffer<std::uint16_t> a_dequantized_;
-  DeviceBuffer<std::uint8_t> pair_ordered_codes_;  // B's codes as the converters read them
   WgmmaTensorMaps maps_;
 };
 

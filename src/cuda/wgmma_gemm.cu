@@ -122,15 +122,10 @@ WgmmaPlan wgmma_plan_for(const GemmProblem& problem, int multiprocessors) {
 WgmmaPlan plan_wgmma_gemm(const GemmProblem& problem) {
   const WgmmaPlan plan =
       wgmma_plan_for(problem, current_device_attribute(cudaDevAttrMultiProcessorCount));
-  const int optin = current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
-  if (plan.smem_bytes > optin)
-    throw Error(fmt::format("cuda-wgmma: the {}x{}x{} config needs {} B of shared memory, this GPU "
-                            "allows {} B per block", plan.block_n, plan.block_m, plan.block_k,
-                            plan.smem_bytes, optin));
   with_config(plan.block_m, [&](auto cfg) {
-    FP4GEMM_CUDA_CHECK(cudaFuncSetAttribute(wgmma::wgmma_gemm_kernel<decltype(cfg)>,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            plan.smem_bytes));
+    allow_dynamic_smem(reinterpret_cast<const void*>(wgmma::wgmma_gemm_kernel<decltype(cfg)>), plan.smem_bytes,
+                       fmt::format("cuda-wgmma: the {}x{}x{} config", plan.block_n, plan.block_m,
+                                   plan.block_k));
   });
   return plan;
 }

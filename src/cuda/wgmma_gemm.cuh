@@ -31,9 +31,9 @@
 //     `loaded`; for rows r = r' + 12 i < 128 (i = 0..10) converts chunk c (8 codes = one 4-byte
 //     word, k = 8c..8c+7) times its block scale (byte c / 2, MXFP4 c / 4, of row r's scale word)
 //     to 8 bf16 by bit placement (mma_primitives.cuh: E2M1 x 2^-126 exactly, times the scale x
-//     2^118 for NVFP4, the result x 2^8 in step 5; MXFP4 x 2^126 then x the scale), for which
-//     prepare() re-orders the codes inside each word (format/code_pairs.hpp) so that the pairs
-//     come out in k order (v2 looked the codes up with PRMT: ~2x the instructions), and stores
+//     2^118 for NVFP4, the result x 2^8 in step 5; MXFP4 x 2^126 then x the scale) on the codes
+//     prepare() re-packed as placed codes (format/placed_codes.hpp: rotations and masks, pairs in
+//     k order; v3 looked the codes up with PRMT: ~2x the instructions), and stores
 //     them as one 16-byte vector at row r, chunk position c ^ (r % 8) of the converted tile: the 128-byte
 //     swizzle TMA applies to the activations, which the wgmma descriptor expects. A quarter-warp
 //     stores one full 128-byte row (no bank conflicts) and reads 32 contiguous code bytes. Then
@@ -61,6 +61,7 @@
 
 #include "cuda/kernel_args.cuh"
 #include "cuda/mma_primitives.cuh"
+#include "format/placed_codes.hpp"
 #include "cuda/sm90_primitives.cuh"
 #include "fp4gemm/codecs.hpp"
 #include "fp4gemm/layout.hpp"
@@ -261,8 +262,8 @@ __device__ void convert_format(const Params& p, std::uint8_t* smem, const Barrie
           scale2 = mma::scale_to_bf16x2(true, byte);
         else
           mma::nvfp4_scale_x2_to_bf16x2(byte, scale2, unused);
-        std::uint32_t v[4];  // (c0, c1) .. (c6, c7): the codes are pair-ordered (prepare())
-        mma::e2m1x8_to_bf16_bits(code_word[i], v);
+        std::uint32_t v[4];  // (c0, c1) .. (c6, c7): the codes are placed codes (prepare())
+        placed_codes_to_bf16_bits(code_word[i], v);
 #pragma unroll
         for (int q = 0; q < 4; ++q)
           v[q] = mma::bf16x2_mul(kMxfp4 ? mma::e2m1_bits_to_bf16_times_2_126(v[q]) : v[q], scale2);
