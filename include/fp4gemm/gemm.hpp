@@ -77,4 +77,11 @@ ReferenceResult reference_gemm(const GemmOperands& ops);
 // realistic outliers), quantized with the ModelOpt recipe. Same seed, same operands.
 GemmOperands random_operands(const GemmProblem& problem, std::uint64_t seed);
 
+// The same draws in two parts, for callers that run many GEMMs on one weight shape (`plan
+// --measure`): the N x K weights alone (a stream of their own, ~seed), and operands of `problem`
+// around given weights with activations drawn from `seed` (InvalidArgument if the weights do not
+// fit the problem). Not the operands random_operands draws for the same seed.
+Fp4Tensor random_weights(std::int64_t n, std::int64_t k, Fp4Format format, ScaleLayout layout, std::uint64_t seed);
+GemmOperands random_operands(const GemmProblem& problem, std::uint64_t seed, const Fp4Tensor& weights);
+
 }  // namespace fp4gemm

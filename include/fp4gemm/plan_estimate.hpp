@@ -45,14 +45,16 @@
 namespace fp4gemm {
 
 // A GPU-to-GPU link: per-direction bandwidth B of one GPU, and the alpha terms of NCCL's tuning
-// model (a fixed base per collective plus one step latency per ring step).
+// model (a fixed base per collective plus one step latency per ring step). The built-in ones are
+// datasheet numbers (links()); `plan --measure` fits one from measured collectives
+// (cluster/link_fit.hpp), which `plan --link-from FILE` reads back.
 struct Link {
-  std::string_view name;
-  std::string_view description;
+  std::string name;
+  std::string description;
   double bytes_per_second = 0;
   double step_latency_s = 0;
   double base_latency_s = 0;
-  std::string_view source;
+  std::string source;
 };
 // nvlink4 (H100/H200 SXM), nvlink5 (B200), pcie5 (e.g. RTX PRO 6000, which has no NVLink).
 const std::vector<Link>& links();
@@ -122,6 +124,44 @@ std::vector<GemmCall> distinct_gemm_calls(const std::function<void(const GemmTim
 // The distinct GEMMs estimate_plan will ask a timer about (to measure before estimating).
 std::vector<GemmCall> required_gemm_calls(const ModelConfig& model, const ParallelPlan& plan,
                                           const Workload& work);
+
+// Step 1 of the model: the micro-batches of a batch, and what the first of them looks like on
+// every stage. InvalidArgument for T < 1 or m outside 0..T.
+struct MicroBatch {
+  int count = 1;                     // m
+  std::int64_t tokens = 0;           // t = ceil(T / m)
+  std::int64_t gpu_tokens = 0;       // ceil(t / dp): M of the token GEMMs
+  std::vector<std::int64_t> routed;  // tokens per expert over the t tokens (empty: no MoE)
+};
+MicroBatch micro_batch(const ModelConfig& model, const ParallelPlan& plan, const Workload& work);
+
+// Step 3 for one decoder layer whose MLP is `mlp`: its collectives on `link` (without the
+// pipeline send), for the micro-batch `mb`.
+double layer_comm_seconds(const ModelConfig& model, const ParallelPlan& plan, MlpKind mlp, const MicroBatch& mb,
+                          const Workload& work, const Link& link);
+// The send of hidden states and residual from a stage to the next: 2 * gpu_tokens * hidden * b.
+double stage_send_bytes(const ModelConfig& model, const MicroBatch& mb, const Workload& work);
+
+// One decoder layer of one stage: the unit `plan --measure` runs on the GPUs. The stage's first
+// MoE layer, or its first layer when it has no MoE layer; its GEMMs in forward order as
+// per_gpu_gemms lists them (layers = 1).
+struct LayerSample {
+  int stage = 0;
+  int layer = 0;  // decoder layer index
+  MlpKind mlp = MlpKind::dense;
+  Stage gemms;    // one layer's rows (index = stage, dense_layers or moe_layers = 1)
+};
+LayerSample sample_layer(const ModelConfig& model, const ParallelPlan& plan, int stage);
+
+// The estimate of that layer for one micro-batch: GEMM time of the stage's slowest GPU (step 2),
+// its collectives (step 3), and the send to the next stage (0 on the last stage).
+struct LayerEstimate {
+  int stage = 0;
+  double gemm_s = 0, comm_s = 0, send_s = 0;
+  double total_s() const { return gemm_s + comm_s + send_s; }
+};
+LayerEstimate estimate_layer(const ModelConfig& model, const ParallelPlan& plan, const Workload& work,
+                             const Link& link, const GemmTimer& timer, int stage);
 
 struct PlanComparison {
   std::vector<PlanEstimate> ranked;  // highest tokens per second per GPU first

@@ -120,4 +120,22 @@ GemmOperands random_operands(const GemmProblem& problem, std::uint64_t seed) {
   return ops;
 }
 
+Fp4Tensor random_weights(std::int64_t n, std::int64_t k, Fp4Format format, ScaleLayout layout, std::uint64_t seed) {
+  validate_shape({1, n, k}, format);
+  NormalSource source(~seed);
+  return quantize(normal_matrix(source, n, k, 0.02f), {format, layout, {}, {}});
+}
+
+GemmOperands random_operands(const GemmProblem& problem, std::uint64_t seed, const Fp4Tensor& weights) {
+  validate_shape(problem.shape, problem.format);
+  NormalSource source(seed);
+  GemmOperands ops;
+  ops.problem = problem;
+  ops.b = weights;
+  ops.a_bf16 = normal_matrix(source, problem.shape.m, problem.shape.k, 1.0f).converted(DType::bf16);
+  if (problem.mode == Mode::w4a4) ops.a_fp4 = quantize(ops.a_bf16, {problem.format, problem.scale_layout, {}, {}});
+  ops.validate();
+  return ops;
+}
+
 }  // namespace fp4gemm

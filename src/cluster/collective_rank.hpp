@@ -18,4 +18,9 @@ namespace fp4gemm {
 std::vector<CollectiveMeasurement> run_collective_rank(const NcclLibrary& nccl, const nccl::UniqueId& id, int rank,
                                                        int world_size, const CollectivesOptions& options);
 
+// The same sweep on an existing communicator of `world_size` ranks (the current CUDA device
+// already set): what `plan --measure` measures before its layers, for the link calibration.
+std::vector<CollectiveMeasurement> run_collective_sweep(const NcclLibrary& nccl, const Communicator& comm, int rank,
+                                                        int world_size, const CollectivesOptions& options);
+
 }  // namespace fp4gemm

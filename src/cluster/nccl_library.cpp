@@ -21,7 +21,7 @@ template <typename Fn>
 void resolve(void* handle, const std::string& path, const char* name, Fn& target) {
   target = reinterpret_cast<Fn>(dlsym(handle, name));
   if (!target)
-    throw Error(fmt::format("NCCL library '{}' lacks {} (set {} to a libnccl.so.2 of NCCL 2.7 or later)", path, name,
+    throw Error(fmt::format("NCCL library '{}' lacks {} (set {} to a libnccl.so.2 of NCCL 2.18 or later)", path, name,
                             kPathVariable));
 }
 
@@ -43,6 +43,8 @@ std::unique_ptr<NcclLibrary> NcclLibrary::open(const std::string& path) {
   resolve(handle, path, "ncclGetUniqueId", api.get_unique_id);
   resolve(handle, path, "ncclCommInitRank", api.comm_init_rank);
   resolve(handle, path, "ncclCommDestroy", api.comm_destroy);
+  resolve(handle, path, "ncclCommSplit", api.comm_split);
+  resolve(handle, path, "ncclAllGather", api.all_gather);
   resolve(handle, path, "ncclAllReduce", api.all_reduce);
   resolve(handle, path, "ncclSend", api.send);
   resolve(handle, path, "ncclRecv", api.recv);
@@ -64,6 +66,19 @@ void NcclLibrary::check(nccl::Result rc, const char* call) const {
   if (rc == nccl::kSuccess) return;
   const char* text = api_.get_error_string(rc);
   throw Error(fmt::format("{} failed: {} (NCCL error {})", call, text ? text : "no description", rc));
+}
+
+Communicator::Communicator(const NcclLibrary& nccl, const nccl::UniqueId& id, int rank, int world_size)
+    : nccl_(nccl) {
+  nccl_.check(nccl_.api().comm_init_rank(&comm_, world_size, id, rank), "ncclCommInitRank");
+}
+
+Communicator::~Communicator() { nccl_.api().comm_destroy(comm_); }
+
+std::unique_ptr<Communicator> Communicator::split(int color, int key) const {
+  nccl::Comm comm = nullptr;
+  nccl_.check(nccl_.api().comm_split(comm_, color, key, &comm, nullptr), "ncclCommSplit");
+  return std::unique_ptr<Communicator>(new Communicator(nccl_, comm));
 }
 
 std::string nccl_library_path() {

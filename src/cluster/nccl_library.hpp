@@ -23,6 +23,7 @@ using DataType = int;               // ncclDataType_t
 using RedOp = int;                  // ncclRedOp_t
 inline constexpr Result kSuccess = 0;
 inline constexpr DataType kFloat32 = 7;  // ncclFloat32
+inline constexpr DataType kBfloat16 = 9; // ncclBfloat16
 inline constexpr RedOp kSum = 0;         // ncclSum
 inline constexpr std::size_t kUniqueIdBytes = 128;  // NCCL_UNIQUE_ID_BYTES
 struct UniqueId {                   // ncclUniqueId
@@ -36,8 +37,13 @@ struct NcclApi {
   nccl::Result (*get_unique_id)(nccl::UniqueId* id);
   nccl::Result (*comm_init_rank)(nccl::Comm* comm, int ranks, nccl::UniqueId id, int rank);
   nccl::Result (*comm_destroy)(nccl::Comm comm);
+  // ncclCommSplit (NCCL 2.18): the ranks of `comm` that pass the same color form a new
+  // communicator, ordered by key; config may be null (the parent's settings).
+  nccl::Result (*comm_split)(nccl::Comm comm, int color, int key, nccl::Comm* new_comm, void* config);
   nccl::Result (*all_reduce)(const void* send, void* receive, std::size_t count, nccl::DataType type,
                              nccl::RedOp op, nccl::Comm comm, void* stream);
+  nccl::Result (*all_gather)(const void* send, void* receive, std::size_t send_count, nccl::DataType type,
+                             nccl::Comm comm, void* stream);
   nccl::Result (*send)(const void* send, std::size_t count, nccl::DataType type, int peer, nccl::Comm comm,
                        void* stream);
   nccl::Result (*recv)(void* receive, std::size_t count, nccl::DataType type, int peer, nccl::Comm comm,
@@ -69,6 +75,25 @@ class NcclLibrary {
   void* handle_;
   std::string path_;
   NcclApi api_{};
+};
+
+// A communicator, destroyed with its owner (ncclCommDestroy). Created from a ncclUniqueId
+// (ncclCommInitRank: every rank of world_size calls it with the same id) or split from another.
+class Communicator {
+ public:
+  Communicator(const NcclLibrary& nccl, const nccl::UniqueId& id, int rank, int world_size);
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+  ~Communicator();
+  nccl::Comm get() const { return comm_; }
+  // ncclCommSplit: every rank of this communicator calls it; those with the same `color` form
+  // the new one, ranked by `key`.
+  std::unique_ptr<Communicator> split(int color, int key) const;
+
+ private:
+  Communicator(const NcclLibrary& nccl, nccl::Comm comm) : nccl_(nccl), comm_(comm) {}
+  const NcclLibrary& nccl_;
+  nccl::Comm comm_ = nullptr;
 };
 
 // Where NCCL is loaded from: $FP4GEMM_NCCL_LIBRARY when set and not empty, else "libnccl.so.2".

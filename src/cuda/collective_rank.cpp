@@ -12,22 +12,6 @@
 namespace fp4gemm {
 namespace {
 
-// The communicator of this rank, destroyed with it.
-class Communicator {
- public:
-  Communicator(const NcclLibrary& nccl, const nccl::UniqueId& id, int rank, int world_size) : nccl_(nccl) {
-    nccl_.check(nccl_.api().comm_init_rank(&comm_, world_size, id, rank), "ncclCommInitRank");
-  }
-  Communicator(const Communicator&) = delete;
-  Communicator& operator=(const Communicator&) = delete;
-  ~Communicator() { nccl_.api().comm_destroy(comm_); }
-  nccl::Comm get() const { return comm_; }
-
- private:
-  const NcclLibrary& nccl_;
-  nccl::Comm comm_ = nullptr;
-};
-
 // One collective of `elements` float32 per rank from `send` into `receive`, enqueued on `stream`.
 void launch_collective(const NcclLibrary& nccl, CollectiveOp op, const float* send, float* receive,
                        std::uint64_t elements, int world_size, nccl::Comm comm, cudaStream_t stream) {
@@ -66,12 +50,17 @@ bool received_expected(CollectiveOp op, const cuda::DeviceBuffer<float>& receive
 std::vector<CollectiveMeasurement> run_collective_rank(const NcclLibrary& nccl, const nccl::UniqueId& id, int rank,
                                                        int world_size, const CollectivesOptions& options) {
   FP4GEMM_CUDA_CHECK(cudaSetDevice(rank));
+  const Communicator comm(nccl, id, rank, world_size);
+  return run_collective_sweep(nccl, comm, rank, world_size, options);
+}
+
+std::vector<CollectiveMeasurement> run_collective_sweep(const NcclLibrary& nccl, const Communicator& comm, int rank,
+                                                        int world_size, const CollectivesOptions& options) {
   const std::uint64_t max_elements = options.max_bytes / sizeof(float);
   const cuda::DeviceBuffer<float> send(std::vector<float>(max_elements, float(rank + 1)));
   cuda::DeviceBuffer<float> receive(max_elements);
   const cuda::Stream stream;
   cuda::Event start, stop;
-  const Communicator comm(nccl, id, rank, world_size);
 
   std::vector<CollectiveMeasurement> measurements;
   for (const CollectiveOp op : options.ops) {

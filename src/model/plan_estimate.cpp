@@ -10,6 +10,7 @@
 
 #include "fp4gemm/error.hpp"
 #include "model/forward_breakdown.hpp"
+#include "model/layer_gemms.hpp"
 
 namespace fp4gemm {
 namespace {
@@ -23,13 +24,6 @@ double timed(const GemmTimer& timer, const GemmCall& call) {
   return t;
 }
 
-// What one micro-batch looks like on every stage.
-struct MicroBatch {
-  std::int64_t tokens = 0;          // t
-  std::int64_t gpu_tokens = 0;      // ceil(t / dp): M of the token GEMMs
-  std::vector<std::int64_t> routed;  // per expert, over the t tokens
-};
-
 // 2. The stage's GEMM time for one micro-batch: token GEMMs plus the slowest GPU's experts
 // (forward_breakdown.hpp's stage totals, with every timer answer checked).
 double stage_gemm_seconds(const Stage& stage, const ParallelPlan& plan, const MicroBatch& mb, const Workload& work,
@@ -37,6 +31,45 @@ double stage_gemm_seconds(const Stage& stage, const ParallelPlan& plan, const Mi
   return stage_breakdown(stage, plan, mb.gpu_tokens, mb.routed, work.mtp_passes,
                          [&](const GemmCall& call) { return timed(timer, call); })
       .forward_s;
+}
+
+double stage_comm_seconds(const ModelConfig& model, const ParallelPlan& plan, const Stage& stage, const MicroBatch& mb,
+                          const Workload& work, const Link& link) {
+  double s = stage.dense_layers * layer_comm_seconds(model, plan, MlpKind::dense, mb, work, link) +
+             stage.moe_layers * layer_comm_seconds(model, plan, MlpKind::moe, mb, work, link) +
+             double(stage.mtp_layers) * work.mtp_passes * layer_comm_seconds(model, plan, model.mtp_mlp(), mb, work, link);
+  if (stage.index < plan.pp - 1)  // hidden_states and residual to the next stage
+    s += send_seconds(link, stage_send_bytes(model, mb, work));
+  return s;
+}
+
+std::string format_seconds(double s) {
+  if (s < 1e-3) return fmt::format("{:.1f} us", s * 1e6);
+  if (s < 1) return fmt::format("{:.2f} ms", s * 1e3);
+  return fmt::format("{:.2f} s", s);
+}
+
+double seconds_per_token_per_gpu(const PlanEstimate& e) { return e.forward_s * e.plan.gpus(); }
+
+void validate_workload(const Workload& work) {
+  require(work.tokens >= 1, "tokens = {} must be at least 1", work.tokens);
+  require(work.microbatches >= 0 && work.microbatches <= work.tokens,
+          "microbatches = {} must be between 0 (one per pipeline stage) and the {} tokens", work.microbatches,
+          work.tokens);
+  require(work.mtp_passes >= 0, "mtp_passes = {} must be >= 0", work.mtp_passes);
+  require(work.activation_bytes >= 1, "activation_bytes = {} must be >= 1", work.activation_bytes);
+}
+
+}  // namespace
+
+MicroBatch micro_batch(const ModelConfig& model, const ParallelPlan& plan, const Workload& work) {
+  validate_workload(work);
+  MicroBatch mb;
+  mb.count = work.microbatches > 0 ? work.microbatches : int(std::min<std::int64_t>(plan.pp, work.tokens));
+  mb.tokens = ceil_div(work.tokens, mb.count);
+  mb.gpu_tokens = ceil_div(mb.tokens, plan.dp());
+  if (model.moe) mb.routed = route_tokens(mb.tokens, model.moe->top_k, model.moe->experts, work.routing);
+  return mb;
 }
 
 // 3. Communication of one layer whose MLP is `mlp`.
@@ -55,25 +88,43 @@ double layer_comm_seconds(const ModelConfig& model, const ParallelPlan& plan, Ml
   return attention + 2 * all_to_all_seconds(link, plan.ep, moved) + all_gather_seconds(link, plan.tp, replica_bytes);
 }
 
-double stage_comm_seconds(const ModelConfig& model, const ParallelPlan& plan, const Stage& stage, const MicroBatch& mb,
-                          const Workload& work, const Link& link) {
-  double s = stage.dense_layers * layer_comm_seconds(model, plan, MlpKind::dense, mb, work, link) +
-             stage.moe_layers * layer_comm_seconds(model, plan, MlpKind::moe, mb, work, link) +
-             double(stage.mtp_layers) * work.mtp_passes * layer_comm_seconds(model, plan, model.mtp_mlp(), mb, work, link);
-  if (stage.index < plan.pp - 1)  // hidden_states and residual to the next stage
-    s += send_seconds(link, 2.0 * double(mb.gpu_tokens) * double(model.hidden_size) * work.activation_bytes);
-  return s;
+double stage_send_bytes(const ModelConfig& model, const MicroBatch& mb, const Workload& work) {
+  return 2.0 * double(mb.gpu_tokens) * double(model.hidden_size) * work.activation_bytes;
 }
 
-std::string format_seconds(double s) {
-  if (s < 1e-3) return fmt::format("{:.1f} us", s * 1e6);
-  if (s < 1) return fmt::format("{:.2f} ms", s * 1e3);
-  return fmt::format("{:.2f} s", s);
+LayerSample sample_layer(const ModelConfig& model, const ParallelPlan& plan, int stage) {
+  const std::vector<Stage> stages = per_gpu_gemms(model, plan);  // validates the plan
+  require(stage >= 0 && stage < int(stages.size()), "stage {} of plan {} does not exist (it has {})", stage,
+          to_string(plan), stages.size());
+  const Stage& st = stages[std::size_t(stage)];
+  LayerSample sample;
+  sample.stage = stage;
+  sample.layer = st.first_layer;
+  for (int i = st.first_layer; i < st.end_layer; ++i)
+    if (model.layers[std::size_t(i)] == MlpKind::moe) {
+      sample.layer = i;
+      break;
+    }
+  sample.mlp = model.layers[std::size_t(sample.layer)];
+  sample.gemms.index = stage;
+  sample.gemms.first_layer = sample.layer;
+  sample.gemms.end_layer = sample.layer + 1;
+  ++(sample.mlp == MlpKind::dense ? sample.gemms.dense_layers : sample.gemms.moe_layers);
+  sample.gemms.gemms = model_detail::layer_gemms(model, plan, {sample.layer, false, sample.mlp});
+  return sample;
 }
 
-double seconds_per_token_per_gpu(const PlanEstimate& e) { return e.forward_s * e.plan.gpus(); }
-
-}  // namespace
+LayerEstimate estimate_layer(const ModelConfig& model, const ParallelPlan& plan, const Workload& work,
+                             const Link& link, const GemmTimer& timer, int stage) {
+  const LayerSample sample = sample_layer(model, plan, stage);
+  const MicroBatch mb = micro_batch(model, plan, work);
+  LayerEstimate e;
+  e.stage = stage;
+  e.gemm_s = stage_gemm_seconds(sample.gemms, plan, mb, work, timer);
+  e.comm_s = layer_comm_seconds(model, plan, sample.mlp, mb, work, link);
+  if (stage < plan.pp - 1) e.send_s = send_seconds(link, stage_send_bytes(model, mb, work));
+  return e;
+}
 
 void GemmTimeTable::set(const GemmCall& call, double seconds) {
   require(std::isfinite(seconds) && seconds >= 0, "GEMM time of {}x{}x{} = {} s must be finite and >= 0",
@@ -91,21 +142,11 @@ double GemmTimeTable::operator()(const GemmCall& call) const {
 PlanEstimate estimate_plan(const ModelConfig& model, const ParallelPlan& plan, const Workload& work, const Link& link,
                            const GemmTimer& timer) {
   const std::vector<Stage> stages = per_gpu_gemms(model, plan);  // validates the plan
-  require(work.tokens >= 1, "tokens = {} must be at least 1", work.tokens);
-  require(work.microbatches >= 0 && work.microbatches <= work.tokens,
-          "microbatches = {} must be between 0 (one per pipeline stage) and the {} tokens", work.microbatches,
-          work.tokens);
-  require(work.mtp_passes >= 0, "mtp_passes = {} must be >= 0", work.mtp_passes);
-  require(work.activation_bytes >= 1, "activation_bytes = {} must be >= 1", work.activation_bytes);
-
   PlanEstimate est;
   est.plan = plan;
   // 1. Micro-batches.
-  est.microbatches = work.microbatches > 0 ? work.microbatches : int(std::min<std::int64_t>(plan.pp, work.tokens));
-  MicroBatch mb;
-  mb.tokens = ceil_div(work.tokens, est.microbatches);
-  mb.gpu_tokens = ceil_div(mb.tokens, plan.dp());
-  if (model.moe) mb.routed = route_tokens(mb.tokens, model.moe->top_k, model.moe->experts, work.routing);
+  const MicroBatch mb = micro_batch(model, plan, work);
+  est.microbatches = mb.count;
   est.microbatch_tokens = mb.tokens;
   // 2-4. Stages, forward, bubble.
   double sum = 0, slowest = 0;

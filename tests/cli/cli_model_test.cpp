@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_run.hpp"
+#include "fp4gemm/device.hpp"
 
 namespace fp4gemm {
 namespace {
@@ -127,6 +128,44 @@ TEST_F(CliModelTest, PlanNamesAreChecked) {
   const auto product = run_cli("plan " + kTiny + " --gpus 2 --compare tp2pp2 --from " + json_path());
   EXPECT_EQ(product.status, 2);
   EXPECT_THAT(product.output, HasSubstr("plan 'tp2pp2' uses 4 GPUs, not --gpus = 2"));
+}
+
+TEST_F(CliModelTest, PlanMeasureOptionsAndItsLink) {
+  // --measure's own options belong to it; a CPU backend cannot run its layers.
+  const auto iters = run_cli("plan " + kTiny + " --gpus 2 --compare tp2 --iters 3 --from " + json_path());
+  EXPECT_EQ(iters.status, 2);
+  EXPECT_THAT(iters.output, HasSubstr("--iters goes with --measure"));
+  const auto cpu = run_cli("plan " + kTiny + " --measure --compare tp2 --backend cpu-fast");
+  EXPECT_EQ(cpu.status, 2);
+  EXPECT_THAT(cpu.output, HasSubstr("plan --measure runs GPU backends, and cpu-fast computes on the CPU"));
+  const auto no_gpus = run_cli("plan " + kTiny + " --compare tp2 --from " + json_path());
+  EXPECT_EQ(no_gpus.status, 2);
+  EXPECT_THAT(no_gpus.output, HasSubstr("--gpus is required"));
+
+  // A collectives file of 2 GPUs that follows the model exactly: base 5 us, step 1 us, 50 GB/s
+  // (all-reduce 7 us + bytes / 50 GB/s; all-to-all 6 us + bytes / 2 / 50 GB/s).
+  nlohmann::json results = nlohmann::json::array();
+  for (const std::uint64_t bytes : {std::uint64_t(4096), std::uint64_t(1) << 20, std::uint64_t(1) << 33}) {
+    results.push_back({{"op", "all_reduce"}, {"bytes", bytes}, {"time_us", 7 + double(bytes) / 50e3}});
+    results.push_back({{"op", "all_to_all"}, {"bytes", bytes}, {"time_us", 6 + double(bytes) / 2 / 50e3}});
+  }
+  const std::string link_file = (dir_ / "collectives.json").string();
+  std::ofstream(link_file) << nlohmann::json{{"world_size", 2}, {"results", results}}.dump();
+  const auto measured = run_cli("plan " + kTiny + " --gpus 2 --compare tp2 --batch 4 --from " + json_path() +
+                                " --link-from " + link_file);
+  ASSERT_EQ(measured.status, 0) << measured.output;
+  EXPECT_THAT(measured.output, HasSubstr("link measured (fitted to NCCL all_reduce and all_to_all on 2 GPUs)"));
+  const auto both = run_cli("plan " + kTiny + " --gpus 2 --compare tp2 --from " + json_path() +
+                            " --link nvlink4 --link-from " + link_file);
+  EXPECT_EQ(both.status, 2);
+  EXPECT_THAT(both.output, HasSubstr("--link and --link-from both name the link"));
+}
+
+TEST_F(CliModelTest, PlanMeasureWithoutAGpuSaysSo) {
+  if (cuda_device_present()) GTEST_SKIP() << "a CUDA device is present (tests/cuda run plan --measure's ranks)";
+  const auto r = run_cli("plan " + kTiny + " --measure --compare tp2 --batch 1");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_THAT(r.output, HasSubstr("fp4gemm: error: plan --measure runs the plans on GPUs, and there is none here: "));
 }
 
 }  // namespace

@@ -111,6 +111,33 @@ TEST(PlanEstimate, ExpertParallelAllToAll) {
   EXPECT_NEAR(tp.comm_s, 12.096e-6, kTol);
 }
 
+TEST(PlanEstimate, OneLayerAsPlanMeasureRunsIt) {
+  // The layer of ExpertParallelAllToAll: 245760 ps of GEMM, dispatch + combine 2 * 1.512 us, no
+  // send (one stage). Its two layers + lm_head (256000 ps) are the plan's stage.
+  Workload w;
+  w.tokens = 8;
+  const LayerEstimate ep = estimate_layer(tiny_mixtral(), {1, 1, 2}, w, kLink, mnk_timer, 0);
+  EXPECT_EQ(ep.stage, 0);
+  EXPECT_NEAR(ep.gemm_s, 245760e-12, kTol);
+  EXPECT_NEAR(ep.comm_s, 3.024e-6, kTol);
+  EXPECT_EQ(ep.send_s, 0);
+  const PlanEstimate plan = estimate_plan(tiny_mixtral(), {1, 1, 2}, w, kLink, mnk_timer);
+  EXPECT_NEAR(2 * ep.gemm_s + 256000e-12, plan.gemm_s, kTol);
+  EXPECT_NEAR(2 * ep.comm_s, plan.comm_s, kTol);
+  // tp1pp2 of PipelineCountsTheBubble: a micro-batch of 4 tokens; each stage's layer 147456 ps,
+  // no collective (tp 1); stage 0 sends 1024 B (2.024 us), stage 1 none. Its sample layers are
+  // its first ones, 0 and 2.
+  const LayerEstimate first = estimate_layer(tiny_llama(), {1, 2, 1}, w, kLink, mnk_timer, 0);
+  const LayerEstimate last = estimate_layer(tiny_llama(), {1, 2, 1}, w, kLink, mnk_timer, 1);
+  EXPECT_NEAR(first.gemm_s, 147456e-12, kTol);
+  EXPECT_EQ(first.comm_s, 0);
+  EXPECT_NEAR(first.send_s, 2.024e-6, kTol);
+  EXPECT_NEAR(last.gemm_s, 147456e-12, kTol);
+  EXPECT_EQ(last.send_s, 0);
+  EXPECT_EQ(sample_layer(tiny_llama(), {1, 2, 1}, 1).layer, 2);
+  EXPECT_THROW(estimate_layer(tiny_llama(), {1, 2, 1}, w, kLink, mnk_timer, 2), InvalidArgument);
+}
+
 TEST(PlanEstimate, SlowestExpertGpuSetsTheStage) {
   // Uniform routing: GPU 0 holds experts 0-1, GPU 1 experts 2-3. Each routed token costs
   // 256*64 + 64*128 = 24576 ps per layer; attention and lm_head as in ExpertParallelAllToAll.

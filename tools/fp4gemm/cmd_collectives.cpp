@@ -2,16 +2,14 @@
 // per GPU, timed per message size in nccl-tests' style (time per op, algbw, busbw), printed as a
 // table and, with --json, written to a file (atomically). NVLink multicast stays off
 // (NCCL_NVLS_ENABLE=0). Without a GPU, or without NCCL: an error naming the reason, non-zero exit.
-#include <filesystem>
-
 #include <fmt/format.h>
 
 #include "cluster/collective_math.hpp"
 #include "cluster/collectives_launcher.hpp"
-#include "cluster/nccl_library.hpp"
 #include "commands.hpp"
 #include "fp4gemm/error.hpp"
 #include "fp4gemm/io.hpp"
+#include "rank_run.hpp"
 #include "report/collectives_report.hpp"
 
 namespace fp4gemm::cli {
@@ -27,31 +25,11 @@ struct CollectivesArgs {
 void run_collectives_command(CollectivesArgs& args) {
   args.options.ops = parse_collective_ops(args.ops);
   validate(args.options);
-  // Before the measurement, so that a refused output does not waste it.
-  require(args.json_path.empty() || args.force || !std::filesystem::exists(args.json_path),
-          "--json '{}' already exists; pass --force to replace it", args.json_path);
-  std::string why_none;
-  const int visible_gpus = count_gpus_in_child(why_none);
-  if (visible_gpus == 0) {
-    fmt::print(stderr, "fp4gemm: error: collectives measures NCCL between GPUs, and there is none here: {}\n",
-               why_none);
-    exit_code() = 1;
-    return;
-  }
-  const int world_size = world_size_for(args.options, visible_gpus);
-
-  CollectivesRecord record;
-  record.command = command_line();
-  record.world_size = world_size;
-  record.iters = args.options.iters;
-  record.warmup = args.options.warmup;
-  {
-    // Loaded here for its version and a clear error before any rank starts; closed again before
-    // the fork, and each rank loads its own (NCCL_NVLS_ENABLE=0 is set first, and inherited).
-    const std::unique_ptr<NcclLibrary> nccl = open_nccl_from_environment();
-    record.nccl_library = nccl->path();
-    record.nccl_version = nccl->version();
-  }
+  std::optional<CollectivesRecord> started =
+      start_rank_run("collectives measures NCCL between GPUs", args.options, args.json_path, args.force);
+  if (!started) return;
+  CollectivesRecord& record = *started;
+  const int world_size = record.world_size;
   fmt::print(stderr, "fp4gemm collectives: {} rank(s), NCCL {} from {}\n", world_size,
              nccl_version_text(record.nccl_version), record.nccl_library);
   record.measurements = run_collectives(args.options, world_size);

@@ -1,7 +1,9 @@
 // fp4gemm plan: compare parallelism plans of a model on a number of GPUs (plan_estimate.hpp):
 // per-GPU GEMM time per forward from measured kernels (timed now with one backend, or looked up
-// in a bench JSON), communication per layer on a link, the pipeline bubble, and the verdict:
-// compute- or communication-bound, and which plan wins by how much.
+// in a bench JSON), communication per layer on a link (a datasheet one, or one fitted to
+// measured collectives: --link-from), the pipeline bubble, and the verdict: compute- or
+// communication-bound, and which plan wins by how much. With --measure, each plan's layer runs
+// on this host's GPUs instead and is compared with the prediction (plan_measure.hpp).
 #include <set>
 #include <tuple>
 
@@ -10,6 +12,7 @@
 
 #include "backend_selection.hpp"
 #include "bench/bench_runner.hpp"
+#include "cluster/link_fit.hpp"
 #include "commands.hpp"
 #include "fp4gemm/device.hpp"
 #include "fp4gemm/error.hpp"
@@ -18,6 +21,7 @@
 #include "model/json_fields.hpp"
 #include "model_options.hpp"
 #include "plan_json.hpp"
+#include "plan_measure.hpp"
 #include "report/text_table.hpp"
 #include "shape_list.hpp"
 
@@ -26,20 +30,28 @@ namespace {
 
 struct PlanArgs {
   ModelArgs model;
-  int gpus = 0;
+  std::optional<int> gpus;
   std::vector<std::string> compare, batches{"1", "64", "256"};
-  std::string from, backend, mode = "w4a16", link = "nvlink4";
+  std::string from, backend, mode = "w4a16", link = "nvlink4", link_from;
   std::uint64_t seed = 1;
   double max_seconds = 0.5;
   std::string json_path;
   bool force = false;
+  // --measure and its options (CLI11 counts say which were given).
+  bool measure = false;
+  MeasureSettings settings;
+  CLI::App* cmd = nullptr;
+  bool given(const char* option) const { return cmd->count(option) > 0; }
 };
 
-std::vector<ParallelPlan> parse_plans(const PlanArgs& args, const ModelConfig& model) {
+// The plans of --compare, each split-checked against the model; with `gpus`, each must use that
+// many GPUs (plain plan; --measure checks them against the GPUs of the run instead).
+std::vector<ParallelPlan> parse_plans(const PlanArgs& args, const ModelConfig& model, std::optional<int> gpus) {
   std::vector<ParallelPlan> plans;
   for (const std::string& text : args.compare) {
     const ParallelPlan p = parse_plan(text, "--compare");
-    require(p.gpus() == args.gpus, "--compare: plan '{}' uses {} GPUs, not --gpus = {}", text, p.gpus(), args.gpus);
+    require(!gpus || p.gpus() == *gpus, "--compare: plan '{}' uses {} GPUs, not --gpus = {}", text, p.gpus(),
+            gpus.value_or(0));
     validate_plan(model, p);
     plans.push_back(p);
   }
@@ -104,13 +116,52 @@ std::string plans_table(const ModelConfig& model, const PlanComparison& c, std::
   return table.render();
 }
 
+// --link, or the link fitted to the collectives of --link-from (not both).
+Link chosen_link(const PlanArgs& args) {
+  if (args.link_from.empty()) return find_link(args.link);
+  require(!args.given("--link"), "--link and --link-from both name the link; pass one");
+  return read_measured_link(args.link_from);
+}
+
+void run_measure(const PlanArgs& args, const ModelConfig& model, const std::vector<std::int64_t>& batches) {
+  require(!args.given("--max-seconds"), "--max-seconds times the kernels of plain plan; --measure times its layers "
+          "with --iters and --warmup");
+  PlanMeasureInput in;
+  in.model = model;
+  in.plans = parse_plans(args, model, std::nullopt);
+  in.batches = batches;
+  in.work = workload(args, 1);
+  in.link = chosen_link(args);
+  in.settings = args.settings;
+  in.settings.sweep.gpus = args.gpus;
+  in.settings.sweep.iters = args.settings.iters;
+  in.settings.sweep.warmup = args.settings.warmup;
+  in.settings.mode = parse_mode(args.mode, "--mode");
+  in.settings.seed = args.seed;
+  in.backend_named = !args.backend.empty();
+  in.settings.backend = args.backend.empty() ? "auto" : args.backend;
+  if (!args.from.empty()) {
+    auto [times, backend] = load_times(args);
+    in.from_times = std::move(times);
+    in.from_backend = backend;
+    in.from_path = args.from;
+  }
+  in.json_path = args.json_path;
+  in.force = args.force;
+  run_plan_measure(in);
+}
+
 void run_plan(const PlanArgs& args) {
   const ModelConfig model = load_model(args.model);
-  require(args.gpus >= 1, "--gpus = {} must be at least 1", args.gpus);
   require(!args.compare.empty(), "--compare needs at least one plan (e.g. tp8,tp4pp2,ep8)");
-  const std::vector<ParallelPlan> plans = parse_plans(args, model);
   const std::vector<std::int64_t> batches = parse_positive_list(args.batches, "--batch");
-  const Link& link = find_link(args.link);
+  if (args.measure) return run_measure(args, model, batches);
+  for (const char* option : {"--iters", "--warmup", "--timeout", "--min-bytes", "--max-bytes", "--factor"})
+    require(!args.given(option), "{} goes with --measure", option);
+  require(args.gpus.has_value(), "--gpus is required (the GPUs every plan uses), except with --measure");
+  require(*args.gpus >= 1, "--gpus = {} must be at least 1", *args.gpus);
+  const std::vector<ParallelPlan> plans = parse_plans(args, model, args.gpus);
+  const Link link = chosen_link(args);
   const Mode mode = parse_mode(args.mode, "--mode");
   auto [times, backend] = args.from.empty() ? [&] {
     const std::vector<const Backend*> backends = select_backends(
@@ -119,7 +170,7 @@ void run_plan(const PlanArgs& args) {
     return std::pair{measure(args, model, plans, batches, backends.front()), std::string(backends.front()->name())};
   }() : load_times(args);
   const std::string times_source = args.from.empty() ? "measured in this run" : fmt::format("from {}", args.from);
-  fmt::print("{} on {} GPUs, link {} ({}); GEMM times: {} {} {}\n", model.name, args.gpus, link.name,
+  fmt::print("{} on {} GPUs, link {} ({}); GEMM times: {} {} {}\n", model.name, *args.gpus, link.name,
              link.description, backend, to_string(mode), times_source);
   nlohmann::json batches_json = nlohmann::json::array();
   for (std::int64_t tokens : batches) {
@@ -129,8 +180,7 @@ void run_plan(const PlanArgs& args) {
     batches_json.push_back(plan_batch_json(model, c, tokens));
   }
   if (args.json_path.empty()) return;
-  const PlanRunInfo info{model.name, std::string(link.name), backend, std::string(to_string(mode)), times_source,
-                         args.gpus};
+  const PlanRunInfo info{model.name, link.name, backend, std::string(to_string(mode)), times_source, *args.gpus};
   write_text_atomically(args.json_path, plan_json(info, std::move(batches_json)).dump(2) + "\n", args.force,
                         "--json");
 }
@@ -139,9 +189,12 @@ void run_plan(const PlanArgs& args) {
 
 void add_plan_command(CLI::App& app) {
   auto args = std::make_shared<PlanArgs>();
-  auto* cmd = app.add_subcommand("plan", "Compare parallelism plans of a model from measured GEMM times");
+  auto* cmd = app.add_subcommand("plan", "Compare parallelism plans of a model from measured GEMM times "
+                                         "(--measure: run each plan's layer on this host's GPUs)");
+  args->cmd = cmd;
   add_model_options(*cmd, args->model, true);
-  cmd->add_option("--gpus", args->gpus, "GPUs every plan uses")->required();
+  cmd->add_option("--gpus", args->gpus,
+                  "GPUs every plan uses (required; with --measure, default every visible GPU)");
   cmd->add_option("--compare", args->compare, "Plans, e.g. tp8,tp4pp2,ep8,tp2ep4")->required()->delimiter(',');
   cmd->add_option("--batch", args->batches, "Batch sizes in tokens (default 1,64,256)")->delimiter(',');
   cmd->add_option("--from", args->from, "A bench JSON file to look GEMM times up in (default: time them now)");
@@ -149,10 +202,24 @@ void add_plan_command(CLI::App& app) {
                   "Backend whose times to use (default: the first of the best device, or the only one in --from)");
   cmd->add_option("--mode", args->mode, "Mode of the GEMMs: w4a16 or w4a4");
   cmd->add_option("--link", args->link, "GPU-to-GPU link: nvlink4, nvlink5, pcie5");
+  cmd->add_option("--link-from", args->link_from,
+                  "The link fitted to measured collectives: a `collectives --json` or `plan --measure --json` file");
   cmd->add_option("--seed", args->seed, "Seed of the random operands and of the routing");
   cmd->add_option("--max-seconds", args->max_seconds, "Time limit per measurement (seconds) when timing now");
   cmd->add_option("--json", args->json_path, "Write the comparison as JSON to this file (docs/plan-json.md)");
   cmd->add_flag("--force", args->force, "Replace an existing --json file");
+  cmd->add_flag("--measure", args->measure,
+                "Run each plan's layer on this host's GPUs, one process per GPU with NCCL between them, and compare "
+                "it with the prediction");
+  CollectivesOptions& sweep = args->settings.sweep;
+  sweep.max_bytes = std::uint64_t(64) << 20;
+  cmd->add_option("--iters", args->settings.iters, "--measure: timed layers, and calls per collective size (default 20)");
+  cmd->add_option("--warmup", args->settings.warmup, "--measure: untimed layers and calls before them (default 5)");
+  cmd->add_option("--timeout", sweep.timeout_seconds,
+                  "--measure: seconds the whole run may take; ranks still running then are ended (default 600)");
+  cmd->add_option("--min-bytes", sweep.min_bytes, "--measure: smallest collective of the link sweep (default 1024)");
+  cmd->add_option("--max-bytes", sweep.max_bytes, "--measure: largest collective of the link sweep (default 64 MiB)");
+  cmd->add_option("--factor", sweep.factor, "--measure: each sweep size is the previous one times this (default 2)");
   cmd->callback([args] { run_plan(*args); });
 }
 
