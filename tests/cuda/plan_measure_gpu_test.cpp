@@ -15,10 +15,15 @@
 namespace fp4gemm {
 namespace {
 
-// The tests' tiny MoE config: hidden 64, 4 heads of 16, 4 experts of 128, top-2 (every K a
-// multiple of 16, which is all cuda-decode and cuda-mma ask).
+// The tests' tiny MoE config (tests/data/model_configs/tiny_moe.json, held here as text: a GPU
+// test runs on another machine, where the source tree's path does not exist): hidden 64, 4 heads
+// of 16, 4 experts of 128, top-2 (every K a multiple of 16, which is all cuda-decode and cuda-mma
+// ask).
 ModelConfig tiny_moe() {
-  return read_model_config(std::string(FP4GEMM_TEST_DATA_DIR) + "/model_configs/tiny_moe.json");
+  return parse_model_config(R"({"model_type": "mixtral", "hidden_size": 64, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "intermediate_size": 128, "num_hidden_layers": 2, "vocab_size": 1000,
+    "num_local_experts": 4, "num_experts_per_tok": 2})",
+                            "tiny_moe");
 }
 
 // One GEMM, then each collective over the one GPU.
