@@ -11,20 +11,11 @@
 
 #include "cluster/layer_measure.hpp"
 #include "cluster/rank_launcher.hpp"
+#include "model/tiny_mixtral.hpp"
 
 namespace fp4gemm {
 namespace {
 
-// The tests' tiny MoE config (tests/data/model_configs/tiny_moe.json, held here as text: a GPU
-// test runs on another machine, where the source tree's path does not exist): hidden 64, 4 heads
-// of 16, 4 experts of 128, top-2 (every K a multiple of 16, which is all cuda-decode and cuda-mma
-// ask).
-ModelConfig tiny_moe() {
-  return parse_model_config(R"({"model_type": "mixtral", "hidden_size": 64, "num_attention_heads": 4,
-    "num_key_value_heads": 2, "intermediate_size": 128, "num_hidden_layers": 2, "vocab_size": 1000,
-    "num_local_experts": 4, "num_experts_per_tok": 2})",
-                            "tiny_moe");
-}
 
 // One GEMM, then each collective over the one GPU.
 LayerCase every_collective() {
@@ -58,7 +49,7 @@ LayerCase every_collective() {
 TEST(PlanMeasureGpu, WorldSizeOneRunsTheLayerAndEveryCollective) {
   std::string why_none;
   if (count_gpus_in_child(why_none) == 0) GTEST_SKIP() << "no CUDA device: " << why_none;
-  const ModelConfig model = tiny_moe();
+  const ModelConfig model = test::tiny_mixtral();
   Workload work;
   std::vector<LayerCase> cases = {every_collective()};
   const std::vector<ParallelPlan> plans = {{1, 1, 1}};

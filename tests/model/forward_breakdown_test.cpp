@@ -1,19 +1,15 @@
 // Per-forward GEMM totals on a tiny MoE model, every number worked out by hand.
 #include <gtest/gtest.h>
 
+#include "model/tiny_mixtral.hpp"
+
 #include "fp4gemm/error.hpp"
 #include "model/forward_breakdown.hpp"
 
 namespace fp4gemm {
 namespace {
 
-// hidden 64, 4 heads of 16, 2 K/V heads, 2 layers, 4 experts of 128, top-2, vocab 1000.
-ModelConfig tiny_mixtral() {
-  return parse_model_config(R"({"model_type": "mixtral", "hidden_size": 64, "num_attention_heads": 4,
-      "num_key_value_heads": 2, "intermediate_size": 128, "num_hidden_layers": 2, "vocab_size": 1000,
-      "num_local_experts": 4, "num_experts_per_tok": 2})",
-                            "tiny mixtral");
-}
+using test::tiny_mixtral;
 
 // 1 ps per multiply-add.
 double mnk_timer(const GemmCall& c) { return 1e-12 * double(c.shape.m * c.shape.n * c.shape.k); }

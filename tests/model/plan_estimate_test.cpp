@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "model/tiny_mixtral.hpp"
+
 #include "fp4gemm/error.hpp"
 #include "fp4gemm/plan_estimate.hpp"
 
@@ -17,12 +19,7 @@ ModelConfig tiny_llama() {
 }
 
 // The same attention, 2 layers, 4 experts of 128, top-2.
-ModelConfig tiny_mixtral() {
-  return parse_model_config(R"({"model_type": "mixtral", "hidden_size": 64, "num_attention_heads": 4,
-      "num_key_value_heads": 2, "intermediate_size": 128, "num_hidden_layers": 2, "vocab_size": 1000,
-      "num_local_experts": 4, "num_experts_per_tok": 2})",
-                            "tiny mixtral");
-}
+using test::tiny_mixtral;
 
 // 1 GB/s, 1 us per ring step, no base latency: all-reduce of 1024 B on 2 GPUs =
 // 2 * 1 us + 2 * 1/2 * 1024 B / 1 GB/s = 3.024 us; a 1024 B send = 1 us + 1.024 us.
