@@ -8,10 +8,9 @@
 // Algorithm (CTA = kWarps warps, owns kRowsPerCta rows of B and one K-slice; grid = N-tiles x
 // K-splits):
 //  1. Stage the K-slice of A (its M rows; fragments of rows past M are zero) into shared memory as bf16,
-//     dequantizing it first for w4a4 (exact, like the weights). Each 8-element chunk is stored in
-//     the pair order of the weights' bit-placement dequantization (step 3), each 128-k group
-//     chunk-transposed (chunk c = 4t + jj at unit 4jj + t), rows padded by 64 bytes: the
-//     fragment loads of step 3 are conflict-free 16-byte loads.
+//     dequantizing it first for w4a4 (exact, like the weights). Each 128-k group is stored
+//     chunk-transposed (8-element chunk c = 4t + jj at unit 4jj + t, k order inside a chunk),
+//     rows padded by 64 bytes: the fragment loads of step 3 are conflict-free 16-byte loads.
 //  2. Warp w streams rows n0 + 16w .. +15 of B. Per 128-k group, lane (g, t) copies rows g and
 //     g + 8, k = 32t .. 32t + 31 (one 16-byte cp.async per row: every byte read once, in full
 //     32-byte sectors) into its own slots of a kStages-deep shared-memory ring, and lanes 0..7
@@ -24,10 +23,11 @@
 //     because the scale tile is read across lanes. (v4 copied each K-slice's scales from B's own
 //     layout into a per-warp tile, word by word, before the first group: notes_decode.md.)
 //  3. The MMA is D^T = B A^T: m16n8k16 with B's 16 rows as the MMA rows and 8 tokens of A as its
-//     columns (MT MMAs for 8*MT tokens). The codes are dequantized by bit placement (3 logic ops
-//     per two codes, E2M1 x 2^-126 exactly) times one bf16x2 multiply by the block scale, which
-//     carries the 2^126 (NVFP4: scale x 2^118, the result x 2^8 at the end; MXFP4: x 2^126, then
-//     x scale). The MMA's k slots follow the pair order, the same for both operands.
+//     columns (MT MMAs for 8*MT tokens). The codes, re-packed by prepare() as placed codes
+//     (format/placed_codes.hpp), are dequantized by bit placement (rotations and masks, 11 logic
+//     ops per 8 codes, E2M1 x 2^-126 exactly, pairs in k order) times one bf16x2 multiply by the
+//     block scale, which carries the 2^126 (NVFP4: scale x 2^118, the result x 2^8 at the end;
+//     MXFP4: x 2^126, then x scale). Word jj's pairs meet the activation chunk jj in k order.
 //  4. With one K-split the CTA writes D directly. Otherwise each CTA stores its fp32 partial
 //     fragments (fragment order: coalesced float4 stores) in the workspace; the last CTA of an
 //     N-tile (atomic counter, which it resets) adds the partials in split order, so the result
@@ -215,12 +215,12 @@ __device__ __forceinline__ void multiply_group(std::uint8_t* stage, int lane, co
   }
 #pragma unroll
   for (int jj = 0; jj < 4; ++jj) {
-    uint4 act[MT];  // k = 32t + 8jj .. +7 of tokens 8mt + g, in the bit-pair order
+    uint4 act[MT];  // k = 32t + 8jj .. +7 of tokens 8mt + g, in k order
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
       act[mt] = 8 * mt + g < m ? *reinterpret_cast<const uint4*>(a_group + (8 * mt + g) * stride + (4 * jj + t) * 8)
                                : make_uint4(0, 0, 0, 0);
-    std::uint32_t w[2][4];  // [row][pair]: (c3, c7), (c2, c6), (c1, c5), (c0, c4) of word jj
+    std::uint32_t w[2][4];  // [row][pair]: (c0, c1), (c2, c3), (c4, c5), (c6, c7) of word jj
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       placed_codes_to_bf16_bits((&codes[r].x)[jj], w[r]);

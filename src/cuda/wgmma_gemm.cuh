@@ -195,7 +195,7 @@ __device__ __forceinline__ void store_output(const Params& p, const float (&acc)
 
 // The ring's barriers (step 1).
 struct Barriers {
-  std::uint64_t* loaded;     // TMA boxes and scale words landed
+  std::uint64_t* loaded;     // TMA boxes and the scale tile landed
   std::uint64_t* converted;  // converted weights stored
   std::uint64_t* empty;      // the consumers' MMAs on the slot are done
 };
