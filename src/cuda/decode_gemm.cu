@@ -74,7 +74,7 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem) {
   require(plan.splits <= 65535, "{}: K = {} needs {} K-slices, above the grid limit of 65535",
           problem.describe(), s.k, plan.splits);
   plan.smem_bytes = decode::smem_bytes(int(s.m), plan.groups_per_split, problem.format == Fp4Format::mxfp4);
-  plan.scale_tile_order = decode_scale_tile_order(problem.format);
+  plan.b_form = {decode_scale_tile_order(problem.format), true};
 
   with_kernel(problem.mode, plan.token_blocks, [&](auto kernel) {
     allow_dynamic_smem(reinterpret_cast<const void*>(kernel), plan.smem_bytes, "cuda-decode");

@@ -26,8 +26,9 @@ struct DecodePlan {
   int ctas_per_sm = 0;          // occupancy, from the runtime
   std::size_t workspace_floats = 0;
   std::size_t counters = 0;
-  ScaleTileOrder scale_tile_order;  // how prepare() re-lays B's scales (decode_scale_tile_order)
-  bool placed_codes = true;         // B's codes re-packed as placed codes (format/placed_codes.hpp)
+  // B as prepare() uploads it: scales re-laid (decode_scale_tile_order), codes placed
+  // (format/placed_codes.hpp).
+  BForm b_form;
   std::string describe() const;  // "M <= 8: 96 x 6 CTAs of 128 threads, K-slices of 1024, ..."
 };
 

@@ -15,23 +15,14 @@
 namespace fp4gemm::cuda {
 namespace {
 
-// The experts' byte arrays `field` one after another.
+// The experts' byte arrays field(expert) (a member, or bytes computed from the expert), one
+// after another.
 template <class Field>
 std::vector<std::uint8_t> stacked(const GroupedOperands& ops, Field field) {
   std::vector<std::uint8_t> all;
   for (const GemmOperands& expert : ops.experts) {
     const std::vector<std::uint8_t>& bytes = field(expert);
     all.insert(all.end(), bytes.begin(), bytes.end());
-  }
-  return all;
-}
-
-// The experts' B scales re-laid for the decode CTA (decode_scale_tile_order), one after another.
-std::vector<std::uint8_t> stacked_scale_tiles(const GroupedOperands& ops, const ScaleTileOrder& order) {
-  std::vector<std::uint8_t> all;
-  for (const GemmOperands& expert : ops.experts) {
-    const std::vector<std::uint8_t> tiles = tile_scales(expert.b, order);
-    all.insert(all.end(), tiles.begin(), tiles.end());
   }
   return all;
 }
@@ -49,7 +40,9 @@ class GroupedKernelRun final : public DeviceGemmRun {
         plan_(plan_grouped_gemm(ops.problem.expert_problem(0), ops.problem.experts(),
                                 options.max_tokens_per_expert.value_or(ops.problem.max_tokens()))),
         b_data_(placed_codes(stacked(ops, [](const GemmOperands& x) -> const auto& { return x.b.data; }))),
-        b_scale_tiles_(stacked_scale_tiles(ops, plan_.decode.scale_tile_order)),
+        b_scale_tiles_(stacked(ops, [&](const GemmOperands& x) {
+          return tile_scales(x.b, *plan_.decode.b_form.scale_tile_order);  // the decode CTA's order
+        })),
         workspace_(plan_.workspace_floats),
         counters_(plan_.counters),
         status_(1) {

@@ -40,7 +40,7 @@ struct KernelPointers {
 // in a tile order (format/scale_tiles.hpp), its codes re-packed as placed codes
 // (format/placed_codes.hpp).
 struct BForm {
-  const ScaleTileOrder* scale_tile_order = nullptr;
+  std::optional<ScaleTileOrder> scale_tile_order;
   bool placed_codes = false;
 };
 
@@ -52,7 +52,7 @@ class KernelOperands {
   // w4a4 operands that carry the bf16 source of A (GemmOperands::a_bf16) keep it on the device:
   // then quantize_activations() requantizes A on the GPU, as a serving engine does each call.
   KernelOperands(const GemmOperands& operands, std::size_t workspace_floats, std::size_t counters,
-                 void* out, cudaStream_t stream, const BForm& b_form = {})
+                 void* out, cudaStream_t stream, const BForm& b_form = BForm{})
       : b_(operands.b, b_form.placed_codes),
         workspace_(workspace_floats),
         counters_(counters) {
@@ -111,18 +111,17 @@ class KernelOperands {
   KernelPointers pointers_;
 };
 
-// The form of B a family's plan asks for (members scale_tile_order and placed_codes), or B as
-// given.
+// The form of B a family's plan asks for (a member b_form), or B as given.
 template <class Plan>
 BForm b_form_of(const Plan& plan) {
-  if constexpr (requires { plan.scale_tile_order; plan.placed_codes; })
-    return {&plan.scale_tile_order, plan.placed_codes};
+  if constexpr (requires { plan.b_form; })
+    return plan.b_form;
   else
     return {};
 }
 
 // Plan: the family's launch plan, with workspace_floats and counters (and, if the kernel reads
-// B in another form, scale_tile_order and placed_codes). Launch: its launcher.
+// B in another form, b_form). Launch: its launcher.
 template <class Plan, void (*Launch)(const GemmProblem&, const Plan&, const KernelPointers&, cudaStream_t)>
 class KernelGemmRun final : public DeviceGemmRun {
  public:

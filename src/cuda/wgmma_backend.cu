@@ -25,9 +25,8 @@ class WgmmaGemmRun final : public DeviceGemmRun {
   WgmmaGemmRun(const GemmOperands& operands, const WgmmaPlan& plan)
       : DeviceGemmRun(operands.problem),
         plan_(plan),
-        scale_tile_order_(wgmma_scale_tile_order(operands.problem.format)),
         operands_(operands, plan.workspace_floats, plan.counters, output_ptr(), stream(),
-                  {&scale_tile_order_, true}),
+                  BForm{wgmma_scale_tile_order(operands.problem.format), true}),
         a_dequantized_(operands.problem.mode == Mode::w4a4
                            ? std::size_t(operands.problem.shape.m * operands.problem.shape.k)
                            : 0),
@@ -54,7 +53,6 @@ class WgmmaGemmRun final : public DeviceGemmRun {
   }
 
   WgmmaPlan plan_;
-  ScaleTileOrder scale_tile_order_;
   KernelOperands operands_;
   DeviceBuffer<std::uint16_t> a_dequantized_;
   WgmmaTensorMaps maps_;
