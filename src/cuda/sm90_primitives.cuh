@@ -2,7 +2,7 @@
 // PTX wrappers of Hopper's asynchronous machinery (sm_90 / sm_90a), used by cuda-wgmma:
 //   mbarrier    init, arrive (plain, with an expected transaction count, and on completion of
 //               the thread's cp.async copies), parity wait;
-//   TMA         cp.async.bulk.tensor 2-D tile loads and cp.async.bulk copies completing on an mbarrier;
+//   TMA         cp.async.bulk.tensor 2-D tile loads completing on an mbarrier;
 //   wgmma       fence / commit / wait, the bf16 m64n{128,256}k16 MMA with both operands in
 //               shared memory, and the matrix descriptor of a 128-byte-swizzled K-major operand;
 //   proxies     the fence that makes ordinary shared-memory stores visible to wgmma / TMA;
@@ -70,17 +70,6 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, s
       "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
       " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(smem_address(dst)),
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(smem_address(bar)), "r"(x), "r"(y)
-      : "memory");
-}
-
-// `bytes` contiguous bytes from global `src` into shared memory at `dst` (both 16-byte aligned,
-// bytes a multiple of 16), completing `bar`'s transactions with `bytes`: the non-tensor bulk copy
-// (PTX ISA, cp.async.bulk).
-__device__ __forceinline__ void bulk_load(void* dst, const void* src, int bytes, std::uint64_t* bar) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
-          smem_address(dst)),
-      "l"(reinterpret_cast<std::uint64_t>(src)), "r"(bytes), "r"(smem_address(bar))
       : "memory");
 }
 

@@ -30,7 +30,8 @@ class WgmmaGemmRun final : public DeviceGemmRun {
         a_dequantized_(operands.problem.mode == Mode::w4a4
                            ? std::size_t(operands.problem.shape.m * operands.problem.shape.k)
                            : 0),
-        maps_(encode_wgmma_maps(operands.problem, plan_, activations(), operands_.pointers().b_data)) {}
+        maps_(encode_wgmma_maps(operands.problem, plan_, activations(), operands_.pointers().b_data,
+                                operands_.pointers().b_scale_tiles)) {}
 
   void run() override {
     const GemmProblem& p = problem();

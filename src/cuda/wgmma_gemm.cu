@@ -142,10 +142,20 @@ TensorMap2d wgmma_weight_map(const GemmProblem& problem) {
           std::uint64_t(s.k / 2), kBlockK / 2, kBlockN, CU_TENSOR_MAP_SWIZZLE_NONE};
 }
 
+TensorMap2d wgmma_scale_map(const GemmProblem& problem) {
+  const GemmShape& s = problem.shape;
+  const std::uint64_t tiles = std::uint64_t((s.n + kBlockN - 1) / kBlockN) * std::uint64_t((s.k + kBlockK - 1) / kBlockK);
+  constexpr std::uint32_t kRowBytes = 128, kRows = wgmma::Tile256::kScaleBytes / kRowBytes;
+  return {CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, kRowBytes, tiles * kRows, kRowBytes, kRowBytes, kRows,
+          CU_TENSOR_MAP_SWIZZLE_NONE};
+}
+
 WgmmaTensorMaps encode_wgmma_maps(const GemmProblem& problem, const WgmmaPlan& plan,
-                                  const std::uint16_t* activations, const std::uint8_t* weights) {
+                                  const std::uint16_t* activations, const std::uint8_t* weights,
+                                  const std::uint8_t* scale_tiles) {
   return {encode_tensor_map(wgmma_activation_map(problem, plan.block_m), activations),
-          encode_tensor_map(wgmma_weight_map(problem), weights)};
+          encode_tensor_map(wgmma_weight_map(problem), weights),
+          encode_tensor_map(wgmma_scale_map(problem), scale_tiles)};
 }
 
 ScaleTileOrder wgmma_scale_tile_order(Fp4Format format) {
@@ -163,12 +173,11 @@ void launch_wgmma_gemm(const GemmProblem& problem, const WgmmaPlan& plan,
   p.splits = plan.splits;
   p.k_tiles_per_split = plan.k_tiles_per_split;
   p.units = plan.units;
-  p.scale_tiles = ops.b_scale_tiles;
   with_config(plan.block_m, [&](auto cfg) {
     using Cfg = decltype(cfg);
     wgmma::wgmma_gemm_kernel<Cfg>
-        <<<plan.grid, Cfg::kThreads, std::size_t(plan.smem_bytes), stream>>>(maps.activations,
-                                                                             maps.weights, p);
+        <<<plan.grid, Cfg::kThreads, std::size_t(plan.smem_bytes), stream>>>(
+            maps.activations, maps.weights, maps.scales, p);
   });
   FP4GEMM_CUDA_CHECK_LAUNCH();
 }

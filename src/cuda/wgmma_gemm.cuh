@@ -21,12 +21,13 @@
 //     (same swizzle), the weight codes [128][32 B] (TMA) and the scale tile [128][4 B].
 //  2. Lane 0 of warp 0 (producer), per K-tile: waits until the slot is free (empty barrier),
 //     expects the slot's bytes on the `loaded` barrier and issues the activation box (64 k x BM
-//     tokens), the weight-code box (32 B x 128 rows) and one 512-byte bulk copy of the K-tile's
-//     scale tile: prepare() re-lays B's scales tile by tile (wgmma_scale_tile_order: row r's
+//     tokens), the weight-code box (32 B x 128 rows) and the K-tile's 512-byte scale tile as a
+//     third TMA box (4 rows of 128 B of the re-laid scales): prepare() re-lays B's scales tile by tile (wgmma_scale_tile_order: row r's
 //     block scales of the K-tile in word r, zeros past N and K, so no garbage scale such as a NaN
 //     meets a zero code). TMA zero-fills rows and k past the tensor. (v2 copied the scales as
 //     4-byte cp.async words from B's own layout, 16 per lane and K-tile: the producer's copies
-//     were the pipeline's bottleneck, notes_wgmma.md.)
+//     were the pipeline's bottleneck; v3's cp.async.bulk of the tile was as fast, but racecheck
+//     reported hazards against it that it does not report for the TMA box, notes_wgmma.md.)
 //  3. Warps 1-3 (converter), thread c + 8 r' (c = 0..7, r' = 0..11), per K-tile: waits on
 //     `loaded`; for rows r = r' + 12 i < 128 (i = 0..10) converts chunk c (8 codes = one 4-byte
 //     word, k = 8c..8c+7) times its block scale (byte c / 2, MXFP4 c / 4, of row r's scale word)
@@ -97,7 +98,7 @@ struct TileConfig {
   static constexpr int kCodeOffset = kConvOffset + kConvBytes;
   static constexpr int kScaleOffset = kCodeOffset + kCodeBytes;
   static constexpr int kStageBytes = (kScaleOffset + kScaleBytes + 1023) / 1024 * 1024;
-  // The loaded barrier's transactions: both TMA boxes and the scale tile's bulk copy.
+  // The loaded barrier's transactions: the three TMA boxes (activations, codes, scale tile).
   static constexpr int kLoadedBytes = kActBytes + kCodeBytes + kScaleBytes;
   // 1024 bytes of slack: the dynamic shared memory is aligned to 1024 by hand.
   static constexpr int kSmemBytes = STAGES * kStageBytes + 1024;
@@ -129,8 +130,6 @@ struct Params : GemmArgs {
   int splits = 1;              // split-K: units = tiles x splits, unit = split * tiles + tile
   int k_tiles_per_split = 0;   // the last split may take fewer
   int units = 0;
-  // B's scales re-laid by prepare(): tile (N tile, K-tile) at (n_tile * k_tiles + kt) * 512.
-  const std::uint8_t* scale_tiles = nullptr;
 };
 
 // One work unit of the persistent loop (step 1): an output tile and the K-tiles of its split.
@@ -203,13 +202,12 @@ struct Barriers {
 // Step 2: the producer's loop (lane 0 of warp 0; the other lanes have nothing to do).
 template <class Cfg>
 __device__ void produce(const Params& p, const CUtensorMap* act_map, const CUtensorMap* code_map,
-                        std::uint8_t* smem, const Barriers& bar) {
+                        const CUtensorMap* scale_map, std::uint8_t* smem, const Barriers& bar) {
   if (threadIdx.x != 0) return;
   int it = 0;
   for (int u = int(blockIdx.x); u < p.units; u += int(gridDim.x)) {
     const Unit w = unit_of<Cfg>(p, u);
-    const std::uint8_t* scale_tiles =
-        p.scale_tiles + std::int64_t(w.tile % p.tiles_n) * p.k_tiles * Cfg::kScaleBytes;
+    const int first_scale_row = (w.tile % p.tiles_n) * p.k_tiles * (Cfg::kScaleBytes / 128);
     for (int kt = w.kt_begin; kt < w.kt_end; ++kt, ++it) {
       const int slot = it % Cfg::STAGES;
       sm90::mbarrier_wait(&bar.empty[slot], ((it / Cfg::STAGES) & 1) ^ 1);
@@ -218,8 +216,8 @@ __device__ void produce(const Params& p, const CUtensorMap* act_map, const CUten
       sm90::tma_load_2d(stage, act_map, &bar.loaded[slot], kt * Cfg::BK, int(w.m0));
       sm90::tma_load_2d(stage + Cfg::kCodeOffset, code_map, &bar.loaded[slot], kt * Cfg::BK / 2,
                         int(w.n0));
-      sm90::bulk_load(stage + Cfg::kScaleOffset, scale_tiles + std::int64_t(kt) * Cfg::kScaleBytes,
-                      Cfg::kScaleBytes, &bar.loaded[slot]);
+      sm90::tma_load_2d(stage + Cfg::kScaleOffset, scale_map, &bar.loaded[slot], 0,
+                        first_scale_row + kt * (Cfg::kScaleBytes / 128));
     }
   }
 }
@@ -365,7 +363,8 @@ __device__ void consume(const Params& p, std::uint8_t* smem, const Barriers& bar
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap act_map,
-                      const __grid_constant__ CUtensorMap code_map, const Params p) {
+                      const __grid_constant__ CUtensorMap code_map,
+                      const __grid_constant__ CUtensorMap scale_map, const Params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ std::uint8_t smem_raw[];
   __shared__ std::uint64_t loaded[Cfg::STAGES], converted[Cfg::STAGES], empty[Cfg::STAGES];
@@ -382,7 +381,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   __syncthreads();
   const Barriers bar{loaded, converted, empty};
   if (threadIdx.x < 32)
-    produce<Cfg>(p, &act_map, &code_map, smem, bar);
+    produce<Cfg>(p, &act_map, &code_map, &scale_map, smem, bar);
   else if (threadIdx.x < 128)
     convert<Cfg>(p, smem, bar);
   else

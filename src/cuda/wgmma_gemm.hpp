@@ -49,16 +49,22 @@ WgmmaPlan plan_wgmma_gemm(const GemmProblem& problem);
 TensorMap2d wgmma_activation_map(const GemmProblem& problem, int block_m);
 TensorMap2d wgmma_weight_map(const GemmProblem& problem);
 
+// B's re-laid scales (wgmma_scale_tile_order) as rows of 128 bytes, boxes of 4 rows: one 512-byte
+// tile per (N tile, K-tile), row (n_tile * k_tiles + kt) * 4 first.
+TensorMap2d wgmma_scale_map(const GemmProblem& problem);
+
 struct WgmmaTensorMaps {
-  CUtensorMap activations{}, weights{};
+  CUtensorMap activations{}, weights{}, scales{};
 };
-// Both maps encoded for the operands at `activations` (bf16) and `weights` (FP4 codes).
+// The three maps encoded for the operands at `activations` (bf16), `weights` (FP4 codes) and
+// `scale_tiles` (B's re-laid scales).
 WgmmaTensorMaps encode_wgmma_maps(const GemmProblem& problem, const WgmmaPlan& plan,
-                                  const std::uint16_t* activations, const std::uint8_t* weights);
+                                  const std::uint16_t* activations, const std::uint8_t* weights,
+                                  const std::uint8_t* scale_tiles);
 
 // The order in which prepare() re-lays B's scales (format/scale_tiles.hpp): one 512-byte tile per
 // 128 weight rows x 64 k, row r's block scales of the K-tile in its word r (byte j: block j;
-// NVFP4 4 blocks, MXFP4 2), which the producer brings in with one bulk copy per K-tile.
+// NVFP4 4 blocks, MXFP4 2), which the producer brings in as one TMA box per K-tile (wgmma_scale_map).
 ScaleTileOrder wgmma_scale_tile_order(Fp4Format format);
 
 // Enqueue the GEMM on `stream` (no allocation, no synchronization). ops: B (its scales as

@@ -193,7 +193,17 @@ TEST(WgmmaGemmRules, TensorMapsMatchTheKernelsBoxes) {
   EXPECT_EQ(w.box_rows, 128u);
   EXPECT_EQ(w.swizzle, CU_TENSOR_MAP_SWIZZLE_NONE);
 
+  // Scale tiles: ceil(129 / 128) = 2 N tiles x ceil(160 / 64) = 3 K-tiles of 4 rows of 128 bytes.
+  const cuda::TensorMap2d sc = cuda::wgmma_scale_map(p);
+  EXPECT_EQ(sc.dtype, CU_TENSOR_MAP_DATA_TYPE_UINT8);
+  EXPECT_EQ(sc.cols, 128u);
+  EXPECT_EQ(sc.rows, 24u);
+  EXPECT_EQ(sc.row_stride_bytes, 128u);
+  EXPECT_EQ(sc.box_cols * sc.box_rows, 512u);
+  EXPECT_EQ(sc.box_rows, 4u);
+
   alignas(16) static const std::uint8_t base[16] = {};
+  EXPECT_EQ(cuda::tensor_map_problem(sc, base), "");
   EXPECT_EQ(cuda::tensor_map_problem(act, base), "");
   EXPECT_EQ(cuda::tensor_map_problem(w, base), "");
   EXPECT_NE(cuda::tensor_map_problem(w, base + 8).find("16-byte aligned"), std::string::npos);
