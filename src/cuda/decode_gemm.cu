@@ -74,7 +74,7 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem) {
   require(plan.splits <= 65535, "{}: K = {} needs {} K-slices, above the grid limit of 65535",
           problem.describe(), s.k, plan.splits);
   plan.smem_bytes = decode::smem_bytes(int(s.m), plan.groups_per_split, problem.format == Fp4Format::mxfp4);
-  plan.b_form = {decode_scale_tile_order(problem.format), true};
+  plan.b_form = {decode_scale_tile_order(problem.format), true, decode_code_tile_order()};
 
   with_kernel(problem.mode, plan.token_blocks, [&](auto kernel) {
     allow_dynamic_smem(reinterpret_cast<const void*>(kernel), plan.smem_bytes, "cuda-decode");
@@ -91,14 +91,19 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem) {
   return plan;
 }
 
-ScaleTileOrder decode_scale_tile_order(Fp4Format format) {
+TileOrder decode_scale_tile_order(Fp4Format format) {
   const bool mxfp4 = format == Fp4Format::mxfp4;
-  ScaleTileOrder order{16, decode::kGroupK / block_size(format), decode::scale_tile_bytes(mxfp4), {}};
+  TileOrder order{16, decode::kGroupK / block_size(format), decode::scale_tile_bytes(mxfp4), {}};
   if (mxfp4)
-    order.offset = [](int r, int j) { return 2 * (4 * (r % 8) + j) + r / 8; };
+    order.slot = [](int r, int j) { return 2 * (4 * (r % 8) + j) + r / 8; };
   else
-    order.offset = [](int r, int j) { return 4 * (4 * (r % 8) + j / 2) + 2 * (r / 8) + j % 2; };
+    order.slot = [](int r, int j) { return 4 * (4 * (r % 8) + j / 2) + 2 * (r / 8) + j % 2; };
   return order;
+}
+
+TileOrder decode_code_tile_order() {
+  return {16, decode::kGroupK / 32, decode::kCodeStageBytes / kCodeUnitBytes,
+          [](int r, int u) { return (r / 8) * 32 + 4 * (r % 8) + u; }};
 }
 
 void launch_decode_gemm(const GemmProblem& problem, const DecodePlan& plan,

@@ -11,17 +11,18 @@
 //     dequantizing it first for w4a4 (exact, like the weights). Each 128-k group is stored
 //     chunk-transposed (8-element chunk c = 4t + jj at unit 4jj + t, k order inside a chunk),
 //     rows padded by 64 bytes: the fragment loads of step 3 are conflict-free 16-byte loads.
-//  2. Warp w streams rows n0 + 16w .. +15 of B. Per 128-k group, lane (g, t) copies rows g and
-//     g + 8, k = 32t .. 32t + 31 (one 16-byte cp.async per row: every byte read once, in full
-//     32-byte sectors) into its own slots of a kStages-deep shared-memory ring, and lanes 0..7
-//     (MXFP4 0..3) copy the group's scale tile: prepare() re-lays B's block scales per 16 rows x
-//     128 k in the order the lanes read them (decode_scale_tile_order: lane (g, t)'s bytes of
-//     rows g and g + 8 in one word, zeros past N and K), so the scales cost one 16-byte copy per
-//     copying lane and one shared load per lane, with no edge masks. The copies hold no
-//     registers, so kStages - 1 groups per lane are in flight while the lane computes; a lane
-//     waits for its own copies (cp.async.wait_group) and the warp then syncs once per group,
-//     because the scale tile is read across lanes. (v4 copied each K-slice's scales from B's own
-//     layout into a per-warp tile, word by word, before the first group: notes_decode.md.)
+//  2. Warp w streams rows n0 + 16w .. +15 of B through a kStages-deep shared-memory ring, one
+//     128-k group per stage. prepare() re-lays B as the ring's image: per 16 rows x 128 k a
+//     1024-byte code tile (decode_code_tile_order: lane (g, t)'s 16 code bytes of rows g and
+//     g + 8, k = 32t .. 32t + 31, at its two slots) and a 128-byte scale tile (MXFP4 64;
+//     decode_scale_tile_order: lane (g, t)'s scales of both rows in one word), zeros past N and
+//     K. So per group each lane issues two 16-byte cp.async of codes (a warp-wide copy reads 512
+//     contiguous bytes; a warp's groups follow each other in memory) and lanes 0..7 (MXFP4 0..3)
+//     one of scales: no edge masks, no per-row addresses. The copies hold no registers, so
+//     kStages - 1 groups per lane are in flight while the lane computes; a lane waits for its own
+//     copies (cp.async.wait_group) and the warp then syncs once per group, because the scale
+//     tile is read across lanes. (v6 read B's rows in place: each warp read 64 bytes from each of
+//     16 rows K/2 bytes apart per group, and DRAM ran at 40 % of its rate: notes_decode.md.)
 //  3. The MMA is D^T = B A^T: m16n8k16 with B's 16 rows as the MMA rows and 8 tokens of A as its
 //     columns (MT MMAs for 8*MT tokens). The codes, re-packed by prepare() as placed codes
 //     (format/placed_codes.hpp), are dequantized by bit placement (rotations and masks, 11 logic
@@ -86,9 +87,11 @@ struct CtaCoord {
 struct Params : GemmArgs {
   int groups_per_split = 0;  // 128-k groups of one K-slice (gridDim.y slices)
   // workspace: N-tiles x splits x kThreads x 4*MT partials; counters: one per N-tile.
-  // B's scales re-laid by prepare() (decode_scale_tile_order): the tile of rows 16 rt .. + 15
-  // and group i at (rt * k_groups + i) * scale_tile_bytes(mxfp4), k_groups = ceil(K / 128).
-  // (GemmArgs' b.scales, B's scales in their own layout, are not read.)
+  // B re-laid by prepare(): GemmArgs' b.data holds its code tiles (decode_code_tile_order), the
+  // tile of rows 16 rt .. + 15 and group i at (rt * k_groups + i) * kCodeStageBytes, and
+  // scale_tiles its scale tiles (decode_scale_tile_order) at (rt * k_groups + i) *
+  // scale_tile_bytes(mxfp4); k_groups = ceil(K / 128). (b.scales, B's scales in their own
+  // layout, are not read.)
   const std::uint8_t* scale_tiles = nullptr;
 };
 
@@ -129,70 +132,43 @@ __device__ void stage_activations(const Params& p, std::uint16_t* a_tile, std::i
   }
 }
 
-// ------------------------------------------------------------------ step 2: scales and the weight ring
-// What a lane needs to copy its share of one group, advanced by one group per step.
+// ------------------------------------------------------------------ step 2: the weight ring
+// What a lane copies of one group, advanced by one group per step: the code and scale tiles are
+// images of a ring stage (decode_code_tile_order, decode_scale_tile_order), so the lane's slots
+// sit at the same offsets in the tile as in the stage, and every copy is a whole 16 bytes.
 struct LaneStream {
-  const std::uint8_t* codes[2];  // row r: first code byte of the lane at the current group
-  bool row_valid[2];             // row < N (rows past N: slots zero, never copied)
-  std::int64_t k;                // the lane's first k at the current group
-  const std::uint8_t* scales;    // this lane's 16 bytes of the current group's scale tile
-  bool copies_scales;            // a copying lane of a warp whose rows start below N
-  int scale_step;                // scale_tile_bytes: one group
+  const std::uint8_t* codes;   // the lane's slot of row pair 0 in the current group's code tile
+  const std::uint8_t* scales;  // this lane's 16 bytes of the current group's scale tile
+  bool copies;                 // the warp's rows start below N (no tiles exist past N)
+  bool copies_scales;          // ... and the lane is one of the scale tile's copying lanes
+  int scale_step;              // scale_tile_bytes: one group
 
   __device__ __forceinline__ void next_group() {
-    k += kGroupK;
-#pragma unroll
-    for (int r = 0; r < 2; ++r) codes[r] += kGroupK / 2;
+    codes += kCodeStageBytes;
     scales += scale_step;
   }
 };
 
-// A lane's slot of one stage for row r, and the stage's scale tile.
+// A lane's slot of one stage for row pair r (rows g + 8r), and the stage's scale tile.
 __device__ __forceinline__ std::uint8_t* code_slot(std::uint8_t* stage, int r, int lane) {
   return stage + (r * 32 + lane) * kCodeSlotBytes;
 }
 __device__ __forceinline__ std::uint8_t* scale_tile_of(std::uint8_t* stage) { return stage + kCodeStageBytes; }
 
-// Rows past N are never copied: their slots are zeroed once, so their products are zero; so are
-// the scale tiles of a warp whose rows all lie past N (the re-laid scales have no tile there).
-__device__ __forceinline__ void zero_invalid_rows(const LaneStream& s, std::uint8_t* ring, int stage_step,
-                                                  bool warp_valid, int lane) {
-  for (int stage = 0; stage < kStages; ++stage) {
-    std::uint8_t* at = ring + stage * stage_step;
-#pragma unroll
-    for (int r = 0; r < 2; ++r)
-      if (!s.row_valid[r]) *reinterpret_cast<uint4*>(code_slot(at, r, lane)) = make_uint4(0, 0, 0, 0);
-    if (!warp_valid && 16 * lane < stage_step - kCodeStageBytes)
-      *reinterpret_cast<uint4*>(scale_tile_of(at) + 16 * lane) = make_uint4(0, 0, 0, 0);
-  }
+// A warp whose rows all lie past N has no tiles: its stages are zeroed once (zero codes times zero
+// scales), and it copies nothing. (Rows past N inside a warp's 16 are zeros of its tiles.)
+__device__ __forceinline__ void zero_stages(std::uint8_t* ring, int stage_step, int lane) {
+  for (int at = 16 * lane; at < kStages * stage_step; at += 16 * 32)
+    *reinterpret_cast<uint4*>(ring + at) = make_uint4(0, 0, 0, 0);
 }
 
-// The lane's 16 bytes of the group's scale tile (whole tiles: zeros past N and K).
-__device__ __forceinline__ void copy_scales(const LaneStream& s, std::uint8_t* stage, int lane) {
+// Copies one group: the lane's two 16-byte code slots (each warp-wide copy reads 512 contiguous
+// bytes) and, for the copying lanes, 16 bytes of the scale tile.
+__device__ __forceinline__ void copy_group(const LaneStream& s, std::uint8_t* stage, int lane) {
+  if (!s.copies) return;
+#pragma unroll
+  for (int r = 0; r < 2; ++r) mma::cp_async_16(code_slot(stage, r, lane), s.codes + r * 32 * kCodeSlotBytes);
   if (s.copies_scales) mma::cp_async_16(scale_tile_of(stage) + 16 * lane, s.scales);
-}
-
-// Copies one group wholly inside the slice (rows 16-byte aligned): one 16-byte code copy per
-// valid row.
-__device__ __forceinline__ void copy_full_group(const LaneStream& s, std::uint8_t* stage, int lane) {
-#pragma unroll
-  for (int r = 0; r < 2; ++r)
-    if (s.row_valid[r]) mma::cp_async_16(code_slot(stage, r, lane), s.codes[r]);
-  copy_scales(s, stage, lane);
-}
-
-// Copies any group: the part past the slice end zero-filled, rows 8-byte aligned (K % 16 == 0).
-__device__ __forceinline__ void copy_edge_group(const LaneStream& s, std::int64_t k_end,
-                                                std::uint8_t* stage, int lane) {
-  const std::int64_t left = k_end - s.k;  // elements of the lane's 32 inside the slice
-  const int bytes = left >= 32 ? 16 : left > 0 ? int(left / 2) : 0;
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    if (!s.row_valid[r]) continue;
-    mma::cp_async_8(code_slot(stage, r, lane), s.codes[r], bytes < 8 ? bytes : 8);
-    mma::cp_async_8(code_slot(stage, r, lane) + 8, s.codes[r] + 8, bytes > 8 ? bytes - 8 : 0);
-  }
-  copy_scales(s, stage, lane);
 }
 
 // ------------------------------------------------------------------ step 3: MMAs of one group
@@ -300,40 +276,28 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
   const int groups = (slice + kGroupK - 1) / kGroupK;
   const int stride = a_stride_elements(groups);
 
-  // 2. This lane's stream: rows row0 and row0 + 8 (zero-filled past N), k = k_begin + 32t, and
-  // the warp's scale tiles from group k_begin / 128 on.
+  // 2. This lane's stream: the warp's code and scale tiles (rows warp_row0 .. + 15) from group
+  // k_begin / 128 on; lane (g, t) computes rows row0 = warp_row0 + g and row0 + 8.
   const std::int64_t warp_row0 = std::int64_t(cta.tile) * kRowsPerCta + warp * 16;
   const std::int64_t row0 = warp_row0 + g;
   constexpr int kScaleTileBytes = scale_tile_bytes(kMxfp4), kStageStep = stage_bytes(kMxfp4);
-  const bool warp_valid = warp_row0 < p.n;
-  LaneStream lane_stream;
-  lane_stream.k = k_begin + 32 * t;
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const std::int64_t row = row0 + 8 * r;
-    lane_stream.row_valid[r] = row < p.n;
-    lane_stream.codes[r] = p.b.data + (row < p.n ? row * (p.k / 2) + lane_stream.k / 2 : 0);
-  }
   const std::int64_t k_groups = (p.k + kGroupK - 1) / kGroupK;
-  lane_stream.copies_scales = warp_valid && 16 * lane < kScaleTileBytes;
-  lane_stream.scales = p.scale_tiles + ((warp_row0 / 16) * k_groups + k_begin / kGroupK) * kScaleTileBytes +
-                       (lane_stream.copies_scales ? 16 * lane : 0);
+  const std::int64_t first_tile = (warp_row0 / 16) * k_groups + k_begin / kGroupK;
+  LaneStream lane_stream;
+  lane_stream.copies = warp_row0 < p.n;
+  lane_stream.copies_scales = lane_stream.copies && 16 * lane < kScaleTileBytes;
+  lane_stream.codes = p.b.data + (lane_stream.copies ? first_tile * kCodeStageBytes + lane * kCodeSlotBytes : 0);
+  lane_stream.scales = p.scale_tiles + (lane_stream.copies_scales ? first_tile * kScaleTileBytes + 16 * lane : 0);
   lane_stream.scale_step = kScaleTileBytes;
-  // Groups 0 .. full_groups - 1 take the fast copy: wholly inside the slice, rows of K/2 bytes
-  // 16-byte aligned.
-  const int full_groups = p.k % 32 == 0 ? slice / kGroupK : 0;
   std::uint8_t* ring = reinterpret_cast<std::uint8_t*>(a_tile) + a_tile_bytes(int(p.m), groups) +
                        warp * kStages * kStageStep;
-  const auto copy_group = [&](int group, int stage) {
-    if (group < full_groups)
-      copy_full_group(lane_stream, ring + stage * kStageStep, lane);
-    else if (group < groups)
-      copy_edge_group(lane_stream, k_end, ring + stage * kStageStep, lane);
+  const auto copy_group_at = [&](int group, int stage) {
+    if (group < groups) copy_group(lane_stream, ring + stage * kStageStep, lane);
   };
-  zero_invalid_rows(lane_stream, ring, kStageStep, warp_valid, lane);
+  if (!lane_stream.copies) zero_stages(ring, kStageStep, lane);
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
-    copy_group(s, s);
+    copy_group_at(s, s);
     mma::cp_async_commit();
     lane_stream.next_group();
   }
@@ -350,7 +314,7 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
     mma::cp_async_wait<kStages - 2>();
     __syncwarp();
     const int refill = stage == 0 ? kStages - 1 : stage - 1;  // the stage consumed last step
-    copy_group(i + kStages - 1, refill);
+    copy_group_at(i + kStages - 1, refill);
     mma::cp_async_commit();
     lane_stream.next_group();
     multiply_group<MT, kMxfp4>(ring + stage * kStageStep, lane, a_tile + i * kGroupK, stride, int(p.m), g, t,

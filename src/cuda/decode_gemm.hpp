@@ -8,7 +8,7 @@
 #include <string>
 
 #include "cuda/kernel_operands.hpp"
-#include "format/scale_tiles.hpp"
+#include "format/tiles.hpp"
 #include "fp4gemm/backend.hpp"
 
 namespace fp4gemm::cuda {
@@ -27,7 +27,7 @@ struct DecodePlan {
   std::size_t workspace_floats = 0;
   std::size_t counters = 0;
   // B as prepare() uploads it: scales re-laid (decode_scale_tile_order), codes placed
-  // (format/placed_codes.hpp).
+  // (format/placed_codes.hpp) and re-laid (decode_code_tile_order).
   BForm b_form;
   std::string describe() const;  // "M <= 8: 96 x 6 CTAs of 128 threads, K-slices of 1024, ..."
 };
@@ -38,11 +38,17 @@ Verdict decode_can_implement(const GemmProblem& problem);
 Verdict decode_kernel_image_present();
 // Throws InvalidArgument when decode_can_implement refuses the problem.
 DecodePlan plan_decode_gemm(const GemmProblem& problem);
-// The order in which prepare() re-lays B's scales for the decode kernels (format/scale_tiles.hpp):
+// The order in which prepare() re-lays B's scales for the decode kernels (format/tiles.hpp):
 // one tile per 16 rows (a warp's) x 128 k (a group), lane (g, t)'s bytes together: NVFP4 128
 // bytes, byte (r, j) at 4 (4 (r % 8) + j / 2) + 2 (r / 8) + j % 2; MXFP4 64 bytes, byte (r, j) at
 // 2 (4 (r % 8) + j) + r / 8.
-ScaleTileOrder decode_scale_tile_order(Fp4Format format);
+TileOrder decode_scale_tile_order(Fp4Format format);
+
+// The order in which prepare() re-lays B's (placed) codes for the decode kernels: one 1024-byte
+// tile per 16 rows x 128 k, the image of a warp's ring stage: row r's 16-byte unit u (k = 32u ..
+// 32u + 31 of the group) at slot (r / 8) * 32 + 4 (r % 8) + u, lane (g, t) = (r % 8, u)'s slot of
+// row pair r / 8, so a warp's copies of a group read 1024 contiguous bytes.
+TileOrder decode_code_tile_order();
 
 void launch_decode_gemm(const GemmProblem& problem, const DecodePlan& plan,
                         const KernelPointers& ops, cudaStream_t stream);

@@ -9,7 +9,6 @@
 #include <cstring>
 
 #include "cuda/device_buffer.hpp"
-#include "format/placed_codes.hpp"
 #include "fp4gemm/backend.hpp"
 #include "fp4gemm/codecs.hpp"
 
@@ -25,16 +24,16 @@ struct DeviceFp4Tensor {
   std::int64_t rows = 0, cols = 0;
   float scale_2 = 1.0f;
   std::int64_t scale_bytes = 0;       // of the layout (padding included), without the tail
-  DeviceBuffer<std::uint8_t> data;    // rows x cols/2 (as given, or as placed codes)
+  DeviceBuffer<std::uint8_t> data;    // rows x cols/2 as given, or the codes in a kernel's form
   DeviceBuffer<std::uint8_t> scales;  // in scale_layout, then kScaleReadPastEnd zero bytes
 
   DeviceFp4Tensor() = default;
-  // `placed`: the codes uploaded as placed codes (format/placed_codes.hpp), for kernels that
-  // dequantize them by bit placement.
-  explicit DeviceFp4Tensor(const Fp4Tensor& t, bool placed = false)
+  explicit DeviceFp4Tensor(const Fp4Tensor& t) : DeviceFp4Tensor(t, t.data) {}
+  // `codes`: t's codes in the form a kernel reads them (kernel_operands.hpp, BForm).
+  DeviceFp4Tensor(const Fp4Tensor& t, const std::vector<std::uint8_t>& codes)
       : format(t.format), scale_layout(t.scale_layout), rows(t.rows), cols(t.cols),
         scale_2(t.scale_2), scale_bytes(std::int64_t(t.scales.size())),
-        data(placed ? placed_codes(t.data) : t.data),
+        data(codes),
         scales(with_read_past_end(t.scales)) {}
 
  private:

@@ -9,8 +9,8 @@
 #include "cuda/device_gemm_run.hpp"
 #include "cuda/gpu_requirement.hpp"
 #include "cuda/grouped_gemm.hpp"
+#include "cuda/kernel_operands.hpp"
 #include "cuda/mma_backend.hpp"
-#include "format/placed_codes.hpp"
 
 namespace fp4gemm::cuda {
 namespace {
@@ -39,7 +39,7 @@ class GroupedKernelRun final : public DeviceGemmRun {
       : DeviceGemmRun(ops.problem.dense_problem()),
         plan_(plan_grouped_gemm(ops.problem.expert_problem(0), ops.problem.experts(),
                                 options.max_tokens_per_expert.value_or(ops.problem.max_tokens()))),
-        b_data_(placed_codes(stacked(ops, [](const GemmOperands& x) -> const auto& { return x.b.data; }))),
+        b_data_(stacked(ops, [&](const GemmOperands& x) { return codes_in_form(x.b, plan_.decode.b_form); })),
         b_scale_tiles_(stacked(ops, [&](const GemmOperands& x) {
           return tile_scales(x.b, *plan_.decode.b_form.scale_tile_order);  // the decode CTA's order
         })),

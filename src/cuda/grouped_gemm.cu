@@ -81,6 +81,7 @@ void launch_grouped_gemm(const GroupedPlan& plan, const GroupedPointers& ptr, cu
   p.offsets_int64 = ptr.offsets_int64;
   p.alphas = ptr.alphas;
   p.base.scale_tiles = ptr.b_scale_tiles;
+  p.b_expert_code_tile_bytes = code_tiles_bytes(e.shape.n, e.shape.k, *plan.decode.b_form.code_tile_order);
   p.b_expert_scale_tile_bytes =
       scale_tiles_bytes(e.shape.n, e.shape.k / block_size(e.format), *plan.decode.b_form.scale_tile_order);
   p.workspace_expert_floats = std::int64_t(plan.decode.workspace_floats);

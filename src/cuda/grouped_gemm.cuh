@@ -11,8 +11,8 @@
 //     barrier), so empty experts cost one offsets load per CTA. In the last round an expert with
 //     rows past the chunk (more tokens than the host's bound) records e + 1 in *status
 //     (atomicMax) instead of being computed silently wrong.
-//  2. Build expert e's decode::Params from the launch's base pointers: B data and scales of
-//     expert e (e * N*K/2 bytes, e * its scale block), A and D rows of the chunk, alpha_e, and
+//  2. Build expert e's decode::Params from the launch's base pointers: B's re-laid codes and
+//     scales of expert e (e times one expert's code and scale tiles), A and D rows of the chunk, alpha_e, and
 //     expert e's own split-K workspace and counters (concurrent experts never share a counter;
 //     successive rounds are separate launches, so they may reuse them). A's FP4 scales (w4a4):
 //     linear, the chunk's first row times the scale columns; swizzled, the start of expert e's
@@ -33,6 +33,7 @@ struct Params {
   const void* offsets = nullptr;       // E + 1 first rows, int32 or int64
   bool offsets_int64 = false;
   const float* alphas = nullptr;       // E: alpha * scale_2(A) * scale_2(B_e)
+  std::int64_t b_expert_code_tile_bytes = 0;    // one expert's re-laid codes (code_tiles_bytes)
   std::int64_t b_expert_scale_tile_bytes = 0;   // one expert's re-laid scales (scale_tiles_bytes)
   std::int64_t workspace_expert_floats = 0;     // one expert's split-K partials
   std::int64_t counters_per_expert = 0;         // one expert's split-K counters (its N-tiles)
@@ -90,7 +91,7 @@ __device__ __forceinline__ bool expert_params(const Params& p, int e, decode::Pa
   x = p.base;
   x.m = end - row0 < kChunk ? end - row0 : kChunk;
   const std::int64_t k = x.k, scale_cols = k / (x.mxfp4 ? 32 : 16);
-  x.b.data += std::int64_t(e) * x.n * (k / 2);
+  x.b.data += std::int64_t(e) * p.b_expert_code_tile_bytes;
   x.scale_tiles += std::int64_t(e) * p.b_expert_scale_tile_bytes;
   if constexpr (kAFp4) {
     x.a_fp4.data += row0 * (k / 2);

@@ -16,13 +16,13 @@
 #include "cuda/device_gemm_run.hpp"
 #include "cuda/gpu_quantize.hpp"
 #include "format/placed_codes.hpp"
-#include "format/scale_tiles.hpp"
+#include "format/tiles.hpp"
 #include "fp4gemm/gemm.hpp"
 
 namespace fp4gemm::cuda {
 
 struct KernelPointers {
-  const std::uint8_t* b_data = nullptr;
+  const std::uint8_t* b_data = nullptr;          // B's codes in the kernel's form (BForm)
   const std::uint8_t* b_scales = nullptr;
   std::int64_t b_scale_bytes = 0;
   const std::uint8_t* b_scale_tiles = nullptr;  // B's scales re-laid for the kernel, if it asks
@@ -37,12 +37,20 @@ struct KernelPointers {
 };
 
 // How a kernel family wants B on the device, besides its own layout: its scales also re-laid
-// in a tile order (format/scale_tiles.hpp), its codes re-packed as placed codes
-// (format/placed_codes.hpp).
+// in a tile order (format/tiles.hpp), its codes re-packed as placed codes
+// (format/placed_codes.hpp), then (code_tile_order) re-laid in a tile order in place of B's rows.
 struct BForm {
-  std::optional<ScaleTileOrder> scale_tile_order;
+  std::optional<TileOrder> scale_tile_order;
   bool placed_codes = false;
+  std::optional<TileOrder> code_tile_order;
 };
+
+// B's codes in the form `form` asks for (what KernelPointers::b_data points to).
+inline std::vector<std::uint8_t> codes_in_form(const Fp4Tensor& b, const BForm& form) {
+  std::vector<std::uint8_t> codes = form.placed_codes ? placed_codes(b.data) : b.data;
+  if (form.code_tile_order) codes = tile_codes(codes, b.rows, b.cols, *form.code_tile_order);
+  return codes;
+}
 
 class KernelOperands {
  public:
@@ -53,7 +61,7 @@ class KernelOperands {
   // then quantize_activations() requantizes A on the GPU, as a serving engine does each call.
   KernelOperands(const GemmOperands& operands, std::size_t workspace_floats, std::size_t counters,
                  void* out, cudaStream_t stream, const BForm& b_form = BForm{})
-      : b_(operands.b, b_form.placed_codes),
+      : b_(operands.b, codes_in_form(operands.b, b_form)),
         workspace_(workspace_floats),
         counters_(counters) {
     if (b_form.scale_tile_order)

@@ -4,7 +4,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <optional>
@@ -122,6 +124,12 @@ class LayerRunner {
     receive_ = cuda::DeviceBuffer<std::uint8_t>(receive);
     send_.fill_bytes(0, stream_.get());
     receive_.fill_bytes(0, stream_.get());
+  }
+
+  std::size_t gemm_runs() const {
+    std::size_t n = 0;
+    for (const auto& runs : runs_) n += runs.size();
+    return n;
   }
 
   // warmup untimed layers, then iters layers with an event between every two steps.
@@ -264,7 +272,18 @@ RankReport run_measure_rank(const NcclLibrary& nccl, const nccl::UniqueId& id, i
   const Communicator world(nccl, id, rank, world_size);
   RankReport report;
   report.device = device_description(rank);
+  using Clock = std::chrono::steady_clock;
+  const auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+  // Rank 0's progress on stderr (the other ranks run the same steps): what a long run is doing,
+  // and where a --timeout ended it.
+  const auto progress = [&](const std::string& line) {
+    if (rank != 0) return;
+    fmt::print(stderr, "plan --measure: rank 0: {}\n", line);
+    std::fflush(stderr);
+  };
+  Clock::time_point start = Clock::now();
   report.sweep = run_collective_sweep(nccl, world, rank, world_size, settings.sweep);
+  progress(fmt::format("collectives sweep done in {:.1f} s", seconds_since(start)));
 
   OperandSource operands(settings.mode, settings.seed);
   std::map<std::string, PlanComms> comms;  // by plan
@@ -276,8 +295,13 @@ RankReport run_measure_rank(const NcclLibrary& nccl, const nccl::UniqueId& id, i
       if (any_step_in(c, RankGroup::stage) && job.plan.pp > 1) it->second.stage = world.split(job.stage, rank);
     }
     {
+      start = Clock::now();
       LayerRunner runner(nccl, job, world, it->second, backend, operands);
+      const double prepared_s = seconds_since(start);
+      start = Clock::now();
       report.cases.push_back(runner.measure(settings.warmup, settings.iters));
+      progress(fmt::format("{} batch {}: {} GEMM runs prepared in {:.1f} s, layer measured in {:.1f} s",
+                           to_string(job.plan), job.tokens, runner.gemm_runs(), prepared_s, seconds_since(start)));
     }
     operands.end_case();
   }

@@ -26,7 +26,7 @@ class WgmmaGemmRun final : public DeviceGemmRun {
       : DeviceGemmRun(operands.problem),
         plan_(plan),
         operands_(operands, plan.workspace_floats, plan.counters, output_ptr(), stream(),
-                  BForm{wgmma_scale_tile_order(operands.problem.format), true}),
+                  BForm{wgmma_scale_tile_order(operands.problem.format), true, std::nullopt}),
         a_dequantized_(operands.problem.mode == Mode::w4a4
                            ? std::size_t(operands.problem.shape.m * operands.problem.shape.k)
                            : 0),

@@ -158,7 +158,7 @@ WgmmaTensorMaps encode_wgmma_maps(const GemmProblem& problem, const WgmmaPlan& p
           encode_tensor_map(wgmma_scale_map(problem), scale_tiles)};
 }
 
-ScaleTileOrder wgmma_scale_tile_order(Fp4Format format) {
+TileOrder wgmma_scale_tile_order(Fp4Format format) {
   return {kBlockN, kBlockK / block_size(format), wgmma::Tile256::kScaleBytes,
           [](int row, int block) { return 4 * row + block; }};
 }

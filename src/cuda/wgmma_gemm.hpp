@@ -62,10 +62,10 @@ WgmmaTensorMaps encode_wgmma_maps(const GemmProblem& problem, const WgmmaPlan& p
                                   const std::uint16_t* activations, const std::uint8_t* weights,
                                   const std::uint8_t* scale_tiles);
 
-// The order in which prepare() re-lays B's scales (format/scale_tiles.hpp): one 512-byte tile per
+// The order in which prepare() re-lays B's scales (format/tiles.hpp): one 512-byte tile per
 // 128 weight rows x 64 k, row r's block scales of the K-tile in its word r (byte j: block j;
 // NVFP4 4 blocks, MXFP4 2), which the producer brings in as one TMA box per K-tile (wgmma_scale_map).
-ScaleTileOrder wgmma_scale_tile_order(Fp4Format format);
+TileOrder wgmma_scale_tile_order(Fp4Format format);
 
 // Enqueue the GEMM on `stream` (no allocation, no synchronization). ops: B (its scales as
 // b_scale_tiles, in wgmma_scale_tile_order), alpha and out.
