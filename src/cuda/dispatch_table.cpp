@@ -1,7 +1,7 @@
 // auto's table (dispatch_table.hpp says how a row is read) and its lookup.
 //
 // To add a row: measure the candidates on the shapes in question (`fp4gemm bench --backend
-// cuda-decode,cuda-wgmma,cuda-mma -m ...`), commit the result under bench/results/, and put the
+// cuda-decode,cuda-wgmma,cuda-dequant-cublas,cuda-mma -m ...`), commit the result under bench/results/, and put the
 // row above the architecture's catch-all row, naming that file in a comment and the numbers that
 // decided it in `basis`. table_fault (checked at compile time below) rejects a table some shape
 // would fall through.
@@ -25,20 +25,23 @@ constexpr DispatchRow kTable[] = {
     {.sm = 90, .m_max = 32, .backend = "cuda-decode",
      .basis = "H200 6144x6144 w4a16: cuda-decode 15.5 / 24.9 / 37.5 us, cuda-mma 29.2 / 29.4 / "
               "56.3 us at M = 1 / 16 / 32"},
-    // Past the decode kernels' M and below kSm90WgmmaMinM: cuda-mma, the kernel measured there.
-    // bench/results/h200_v3_graph_cold/wgmma.txt (6144x6144 w4a16, hot): cuda-mma 105 us vs
-    // cuda-wgmma 151 us at M = 128; cuda-wgmma 282 / 424 / 1622 us vs cuda-mma 353 / 526 / 2075
-    // at M = 512 / 1024 / 4096.
-    {.sm = 90, .m_max = kSm90WgmmaMinM - 1, .backend = "cuda-mma",
-     .basis = "H200 128x6144x6144 w4a16: cuda-mma 105 us, cuda-wgmma 151 us"},
-    {.sm = 90, .backend = "cuda-wgmma",
-     .basis = "H200 6144x6144 w4a16: cuda-wgmma 282 / 424 / 1622 us, cuda-mma 353 / 526 / 2075 us "
-              "at M = 512 / 1024 / 4096"},
+    // Past the decode kernels' M: bench/results/h200_dispatch_grid/grid_6144.txt (6144 x 6144
+    // w4a16, one run): cuda-wgmma beats cuda-mma from M = 33 on, and cuda-dequant-cublas (FP4 ->
+    // bf16 each call, then cuBLAS) beats cuda-wgmma from M = 256 on; prefill_shapes.txt and
+    // prefill_2048.txt: the same order at M = 1024 / 4096 on 4096 x 6144 and 6144 x 2048, and on
+    // 16384 x 6144 at M = 1024 cuda-wgmma is 4 % faster (356.7 / 370.7 us, within auto's 5 %).
+    {.sm = 90, .m_max = kSm90DequantCublasMinM - 1, .backend = "cuda-wgmma",
+     .basis = "H200 6144x6144 w4a16: cuda-wgmma 44.8 / 45.7 us, cuda-mma 53.3 / 97.7 us, "
+              "cuda-dequant-cublas 57.6 / 59.3 us at M = 33 / 128"},
+    {.sm = 90, .backend = "cuda-dequant-cublas",
+     .basis = "H200 6144x6144 w4a16: cuda-dequant-cublas 65.8 / 138.1 / 446.9 / 871.1 us, cuda-wgmma "
+              "70.4 / 205.0 / 538.2 / 1097.7 us at M = 256 / 1024 / 4096 / 8192"},
     // Other architectures (sm_80, sm_89, sm_100, sm_120, ...): no measurement of their own yet;
     // the decode boundary is the H200's (the kernels take M <= 32), cuda-mma above it.
     {.sm = kOtherSm, .m_max = 32, .backend = "cuda-decode",
      .basis = "the sm_90 measurement: cuda-decode beats cuda-mma up to M = 32 on the H200"},
-    {.sm = kOtherSm, .backend = "cuda-mma", .basis = "our only kernel for M > 32 off Hopper"},
+    {.sm = kOtherSm, .backend = "cuda-mma",
+     .basis = "no measurement off Hopper yet (cuda-dequant-cublas was timed on the H200 only)"},
 };
 static_assert(table_fault(kTable).empty(), "auto's dispatch table is malformed (table_fault)");
 

@@ -39,7 +39,8 @@ struct DispatchRow {
 
 // The candidates, in fallback order: the table's pick is asked first, and each one that refuses
 // (not available, or can_implement says no) hands the problem to the next one after it.
-inline constexpr std::string_view kFallbackOrder[] = {"cuda-decode", "cuda-wgmma", "cuda-mma"};
+inline constexpr std::string_view kFallbackOrder[] = {"cuda-decode", "cuda-dequant-cublas", "cuda-wgmma",
+                                                     "cuda-mma"};
 
 // What is wrong with a table, or empty when nothing is: the rows of each architecture are
 // contiguous and end with one row that takes every shape (so no shape goes without a row and no
@@ -63,10 +64,10 @@ constexpr std::string_view table_fault(std::span<const DispatchRow> table) {
   return other_group ? "" : "no rows for the other architectures (sm = kOtherSm)";
 }
 
-// The smallest M the sm_90 rows give cuda-wgmma (below it, down to M = 33, cuda-mma): on the
-// H200 cuda-mma wins at M = 128 and cuda-wgmma v1 from M = 512 (bench/results/h200_v3_graph_cold/
-// wgmma.txt); M between them is not measured.
-inline constexpr std::int64_t kSm90WgmmaMinM = 512;
+// The smallest M the sm_90 rows give cuda-dequant-cublas (below it, down to M = 33, cuda-wgmma):
+// on the H200, 6144 x 6144 w4a16, cuda-wgmma wins at M = 33..128 and cuda-dequant-cublas from
+// M = 256 (bench/results/h200_dispatch_grid).
+inline constexpr std::int64_t kSm90DequantCublasMinM = 256;
 
 // The table auto uses (dispatch_table.cpp).
 std::span<const DispatchRow> dispatch_table();
@@ -76,7 +77,7 @@ std::span<const DispatchRow> dispatch_table();
 // table_fault (InvalidArgument otherwise).
 std::size_t dispatch_row(std::span<const DispatchRow> table, int sm, const GemmShape& shape);
 
-// The row as --explain prints it: "sm_90, M 33..511: cuda-mma (H200 ...)", or for a GPU of an
+// The row as --explain prints it: "sm_90, M 33..255: cuda-wgmma (H200 ...)", or for a GPU of an
 // architecture without rows "sm_89 (default rows), M 1..32: cuda-decode (...)".
 std::string describe_row(std::span<const DispatchRow> table, std::size_t row, int sm);
 

@@ -1,8 +1,9 @@
 // auto on the GPU against the CPU reference: every mode x format x scale layout x output dtype at
-// M = 1, 17 (decode rows), 33 (cuda-mma) and 1024 (cuda-wgmma on sm_90, cuda-mma elsewhere), with
-// fresh random operands (the seed is in every failure) and the tolerance of auto's declared
-// accuracy; the kernel it picks is the table's on this GPU, and NVFP4 K = 48 at M = 1024 falls back
-// to cuda-mma and still matches. Without a GPU these skip.
+// M = 1, 17 (decode rows), 33 (cuda-wgmma on sm_90, cuda-mma elsewhere) and 1024
+// (cuda-dequant-cublas on sm_90, cuda-wgmma for f16 output; cuda-mma elsewhere), with fresh random
+// operands (the seed is in every failure) and the tolerance of auto's declared accuracy; the kernel
+// it picks is the table's on this GPU unless that one refuses the problem, and NVFP4 K = 48 with
+// f16 output at M = 1024 falls back to cuda-mma and still matches. Without a GPU these skip.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -45,7 +46,8 @@ TEST_P(AutoGemm, MatchesTheReferenceOnTheTablesKernel) {
     ASSERT_TRUE(d.has_value());
     const auto table = cuda::dispatch_table();
     const std::string_view pick = table[cuda::dispatch_row(table, sm, problem.shape)].backend;
-    if (find_backend(pick).availability()) {
+    const Backend& first = find_backend(pick);
+    if (first.availability() && first.can_implement(problem)) {
       EXPECT_EQ(d->chosen, pick) << "M = " << m << ": " << d->describe_refusals();
     } else {
       EXPECT_FALSE(d->refused.empty()) << "M = " << m;
@@ -54,15 +56,18 @@ TEST_P(AutoGemm, MatchesTheReferenceOnTheTablesKernel) {
   }
 }
 
-// cuda-wgmma refuses NVFP4 K % 32 != 0: M = 1024 lands on cuda-mma and is still right.
-TEST_P(AutoGemm, Nvfp4K48FallsBackAndMatchesTheReference) {
-  Combo c = GetParam();
-  if (c.format != Fp4Format::nvfp4) GTEST_SKIP() << "K = 48 is not a multiple of the MXFP4 block";
+// NVFP4 K = 48 with f16 output at M = 1024: cuda-dequant-cublas refuses f16 output and cuda-wgmma
+// K % 32 != 0, so it lands on cuda-mma and is still right.
+TEST_P(AutoGemm, Nvfp4K48F16FallsBackAndMatchesTheReference) {
+  const Combo c = GetParam();
+  if (c.format != Fp4Format::nvfp4 || c.out != DType::f16)
+    GTEST_SKIP() << "the case is NVFP4 (K = 48 is not a multiple of the MXFP4 block) with f16 output";
   const GemmProblem problem = problem_of(c, 1024, 129, 48);
   const std::optional<Dispatch> d = auto_backend().dispatch(problem);
   ASSERT_TRUE(d.has_value());
   EXPECT_EQ(d->chosen, "cuda-mma") << d->rule << "; " << d->describe_refusals();
   if (cuda::current_device_sm() == 90) {
+    EXPECT_THAT(d->describe_refusals(), testing::HasSubstr("cuda-dequant-cublas: "));
     EXPECT_THAT(d->describe_refusals(), testing::HasSubstr("cuda-wgmma: "));
   }
   test::check_random(auto_backend(), problem);

@@ -1,7 +1,8 @@
 // auto's dispatch table, without a GPU: every row of every architecture selected at its first and
 // last M (and not past it), the sm_90 rows as measured, architectures without rows of their own
 // on the default rows, the fallback order when a candidate refuses (with the real can_implement of
-// each backend: NVFP4 K = 48 on sm_90 at M = 1024 goes from cuda-wgmma to cuda-mma), malformed
+// each backend: f16 output on sm_90 at M = 1024 goes from cuda-dequant-cublas to cuda-wgmma, and
+// with NVFP4 K = 48 on to cuda-mma), malformed
 // tables rejected, and the candidates' declared accuracy equal to auto's.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -57,12 +58,12 @@ TEST(DispatchTable, EveryRowTakesExactlyItsRangeOfM) {
 }
 
 // The sm_90 rows as measured on the H200 (dispatch_table.cpp names the result files).
-TEST(DispatchTable, Sm90DecodeUpTo32ThenMmaThenWgmma) {
+TEST(DispatchTable, Sm90DecodeUpTo32ThenWgmmaThenDequantCublas) {
   for (std::int64_t m : {1, 2, 17, 32}) EXPECT_EQ(pick(90, m), "cuda-decode") << "M = " << m;
-  for (std::int64_t m : {std::int64_t(33), std::int64_t(64), kSm90WgmmaMinM - 1})
-    EXPECT_EQ(pick(90, m), "cuda-mma") << "M = " << m;
-  for (std::int64_t m : {kSm90WgmmaMinM, std::int64_t(1024), std::int64_t(8192)})
+  for (std::int64_t m : {std::int64_t(33), std::int64_t(128), kSm90DequantCublasMinM - 1})
     EXPECT_EQ(pick(90, m), "cuda-wgmma") << "M = " << m;
+  for (std::int64_t m : {kSm90DequantCublasMinM, std::int64_t(1024), std::int64_t(8192)})
+    EXPECT_EQ(pick(90, m), "cuda-dequant-cublas") << "M = " << m;
 }
 
 // Every other architecture: decode up to M = 32, cuda-mma above; never cuda-wgmma (sm_90a only).
@@ -77,33 +78,41 @@ TEST(DispatchTable, OtherArchitecturesDecodeUpTo32ThenMma) {
 
 TEST(DispatchTable, RuleNamesArchitectureRangeBackendAndMeasurement) {
   const auto table = dispatch_table();
-  const Dispatch mma = resolve_dispatch(table, 90, {64, 6144, 6144}, kAllAccept);
-  EXPECT_THAT(mma.rule, HasSubstr(fmt::format("sm_90, M 33..{}: cuda-mma", kSm90WgmmaMinM - 1)));
-  const Dispatch wgmma = resolve_dispatch(table, 90, {4096, 6144, 6144}, kAllAccept);
-  EXPECT_THAT(wgmma.rule, HasSubstr(fmt::format("sm_90, M >= {}: cuda-wgmma", kSm90WgmmaMinM)));
-  EXPECT_THAT(wgmma.rule, HasSubstr("H200 6144x6144 w4a16: cuda-wgmma"));
+  const Dispatch wgmma = resolve_dispatch(table, 90, {64, 6144, 6144}, kAllAccept);
+  EXPECT_THAT(wgmma.rule, HasSubstr(fmt::format("sm_90, M 33..{}: cuda-wgmma", kSm90DequantCublasMinM - 1)));
+  const Dispatch dequant = resolve_dispatch(table, 90, {4096, 6144, 6144}, kAllAccept);
+  EXPECT_THAT(dequant.rule, HasSubstr(fmt::format("sm_90, M >= {}: cuda-dequant-cublas", kSm90DequantCublasMinM)));
+  EXPECT_THAT(dequant.rule, HasSubstr("H200 6144x6144 w4a16: cuda-dequant-cublas"));
   const Dispatch decode = resolve_dispatch(table, 90, {1, 6144, 6144}, kAllAccept);
   EXPECT_THAT(decode.rule, HasSubstr("sm_90, M 1..32: cuda-decode (H200 6144x6144"));
   const Dispatch other = resolve_dispatch(table, 89, {1, 6144, 6144}, kAllAccept);
   EXPECT_THAT(other.rule, HasSubstr("sm_89 (default rows), M 1..32: cuda-decode"));
-  for (const Dispatch* d : {&mma, &wgmma, &decode, &other}) EXPECT_TRUE(d->refused.empty());
-  EXPECT_EQ(mma.chosen, "cuda-mma");
+  for (const Dispatch* d : {&wgmma, &dequant, &decode, &other}) EXPECT_TRUE(d->refused.empty());
   EXPECT_EQ(wgmma.chosen, "cuda-wgmma");
+  EXPECT_EQ(dequant.chosen, "cuda-dequant-cublas");
   EXPECT_EQ(decode.chosen, "cuda-decode");
 }
 
-// cuda-wgmma refuses NVFP4 K % 32 != 0 (TMA row alignment): the problem falls to cuda-mma and the
-// refusal's reason is recorded.
-TEST(DispatchFallback, Nvfp4K48OnSm90FallsFromWgmmaToMma) {
-  const GemmProblem problem{{1024, 768, 48}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::linear, DType::bf16};
-  const Dispatch d = resolve_dispatch(dispatch_table(), 90, problem.shape, admission_of(problem));
+// f16 output at M = 1024: cuda-dequant-cublas refuses it (cuBLAS has no bf16 -> f16 GEMM) and
+// cuda-wgmma takes it; with NVFP4 K = 48 cuda-wgmma refuses too (TMA row alignment) and the
+// problem lands on cuda-mma, each refusal's reason recorded in order.
+TEST(DispatchFallback, F16OutputFallsToWgmmaAndNvfp4K48OnToMma) {
+  const GemmProblem f16{{1024, 768, 64}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::linear, DType::f16};
+  const Dispatch to_wgmma = resolve_dispatch(dispatch_table(), 90, f16.shape, admission_of(f16));
+  EXPECT_EQ(to_wgmma.chosen, "cuda-wgmma");
+  ASSERT_EQ(to_wgmma.refused.size(), 1u);
+  EXPECT_EQ(to_wgmma.refused[0].backend, "cuda-dequant-cublas");
+  EXPECT_THAT(to_wgmma.refused[0].reason, HasSubstr("f16 output"));
+
+  const GemmProblem k48{{1024, 768, 48}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::linear, DType::f16};
+  const Dispatch d = resolve_dispatch(dispatch_table(), 90, k48.shape, admission_of(k48));
   EXPECT_EQ(d.chosen, "cuda-mma");
-  ASSERT_EQ(d.refused.size(), 1u);
-  EXPECT_EQ(d.refused[0].backend, "cuda-wgmma");
-  EXPECT_THAT(d.refused[0].reason, HasSubstr("K = 48"));
-  EXPECT_THAT(d.refused[0].reason, HasSubstr("TMA"));
+  ASSERT_EQ(d.refused.size(), 2u);
+  EXPECT_EQ(d.refused[1].backend, "cuda-wgmma");
+  EXPECT_THAT(d.refused[1].reason, HasSubstr("K = 48"));
+  EXPECT_THAT(d.refused[1].reason, HasSubstr("TMA"));
   EXPECT_THAT(d.describe_refusals(), HasSubstr("cuda-wgmma: K = 48"));
-  EXPECT_THAT(d.rule, HasSubstr("cuda-wgmma"));
+  EXPECT_THAT(d.rule, HasSubstr("cuda-dequant-cublas"));
 }
 
 // The same K at decode sizes stays on cuda-decode, which takes any K of the format.
@@ -114,7 +123,8 @@ TEST(DispatchFallback, Nvfp4K48AtDecodeSizesStaysOnDecode) {
   EXPECT_TRUE(d.refused.empty());
 }
 
-// A refused pick goes down the fixed order decode -> wgmma -> mma, in that order, never up.
+// A refused pick goes down the fixed order decode -> dequant-cublas -> wgmma -> mma, in that
+// order, never up.
 TEST(DispatchFallback, FollowsTheFixedOrderDownFromThePick) {
   std::vector<std::string> asked;
   const CandidateCheck refuse_all_but_mma = [&](std::string_view name) {
@@ -122,21 +132,23 @@ TEST(DispatchFallback, FollowsTheFixedOrderDownFromThePick) {
     return name == "cuda-mma" ? Verdict::yes() : Verdict::no(fmt::format("{} says no", name));
   };
   const Dispatch d = resolve_dispatch(dispatch_table(), 90, {1, 64, 64}, refuse_all_but_mma);
-  EXPECT_EQ(asked, (std::vector<std::string>{"cuda-decode", "cuda-wgmma", "cuda-mma"}));
+  EXPECT_EQ(asked, (std::vector<std::string>{"cuda-decode", "cuda-dequant-cublas", "cuda-wgmma", "cuda-mma"}));
   EXPECT_EQ(d.chosen, "cuda-mma");
-  EXPECT_EQ(d.describe_refusals(), "cuda-decode: cuda-decode says no; cuda-wgmma: cuda-wgmma says no");
+  EXPECT_EQ(d.describe_refusals(), "cuda-decode: cuda-decode says no; cuda-dequant-cublas: cuda-dequant-cublas "
+                                   "says no; cuda-wgmma: cuda-wgmma says no");
 
   asked.clear();
   resolve_dispatch(dispatch_table(), 90, {4096, 64, 64}, refuse_all_but_mma);
-  EXPECT_EQ(asked, (std::vector<std::string>{"cuda-wgmma", "cuda-mma"})) << "cuda-decode is above cuda-wgmma";
+  EXPECT_EQ(asked, (std::vector<std::string>{"cuda-dequant-cublas", "cuda-wgmma", "cuda-mma"}))
+      << "cuda-decode is above cuda-dequant-cublas";
 }
 
 TEST(DispatchFallback, EveryCandidateRefusingLeavesNoChoiceAndEveryReason) {
   const CandidateCheck refuse = [](std::string_view name) { return Verdict::no(std::string(name) + " is busy"); };
   const Dispatch d = resolve_dispatch(dispatch_table(), 80, {1, 64, 64}, refuse);
   EXPECT_EQ(d.chosen, "");
-  ASSERT_EQ(d.refused.size(), 3u);
-  EXPECT_EQ(d.refused[2].reason, "cuda-mma is busy");
+  ASSERT_EQ(d.refused.size(), 4u);
+  EXPECT_EQ(d.refused[3].reason, "cuda-mma is busy");
 }
 
 // Rows keyed on N and K: the first row that takes the shape wins, the catch-all takes the rest.
