@@ -18,7 +18,7 @@ struct GemmArgs {
   std::int64_t m = 0, n = 0, k = 0;
   bool mxfp4 = false;                      // else NVFP4
   ScaleLayout layout = ScaleLayout::linear;
-  mma::Fp4View b;                          // N x K
+  mma::Fp4View b;                          // N x K; data in the family's BForm (kernel_operands.hpp)
   mma::Fp4View a_fp4;                      // M x K (w4a4)
   const std::uint16_t* a_bf16 = nullptr;   // M x K bf16 codes (w4a16)
   float alpha = 1.0f;                      // alpha_total
