@@ -29,9 +29,10 @@ class AutoBackend final : public Backend {
  public:
   std::string_view name() const override { return "auto"; }
   std::string_view summary() const override {
-    return "picks cuda-decode, cuda-wgmma or cuda-mma per problem from a per-architecture table "
-           "of measurements (src/cuda/dispatch_table.cpp), falling back in that order when one "
-           "refuses; `bench --explain` prints the choice";
+    return "picks cuda-decode, cuda-dequant-cublas, cuda-wgmma or cuda-mma per problem from a "
+           "per-architecture table of measurements (src/cuda/dispatch_table.cpp); when the pick "
+           "refuses, the first of the others in that order that takes the problem; `bench "
+           "--explain` prints the choice";
   }
   DeviceKind device() const override { return DeviceKind::cuda; }
   // Every candidate rebuilds FP4 exactly in bf16 and accumulates in fp32 on tensor cores

@@ -18,8 +18,8 @@
 namespace fp4gemm::cuda {
 namespace {
 
-// The A slice may use this much shared memory per CTA (several CTAs share an SM; the scale tile
-// and the weight ring, decode::kRingBytes, come on top).
+// The A slice may use this much shared memory per CTA (several CTAs share an SM; the weight ring,
+// decode::ring_bytes, comes on top).
 constexpr int kSliceSmemLimit = 48 * 1024;
 // CTAs wanted per SM: enough warps that every SM keeps many copies in flight and issues while
 // some wait.

@@ -78,7 +78,10 @@ class DequantCublasBackend final : public Backend {
     a.note = "exact: FP4 -> bf16 on the GPU in every call, cuBLAS bf16 GEMM with fp32 accumulation";
     return a;
   }
-  Verdict availability() const override { return require_sm(80, "needs sm_80+ (bf16 tensor cores)"); }
+  Verdict availability() const override {
+    if (const Verdict sm = require_sm(80, "needs sm_80+ (bf16 tensor cores)"); !sm) return sm;
+    return dequantize_kernel_image_present("cuda-dequant-cublas");
+  }
   Verdict can_implement(const GemmProblem& problem) const override {
     if (const Verdict shape = shape_verdict(problem.shape, problem.format); !shape) return shape;
     if (problem.out_dtype == DType::f16)

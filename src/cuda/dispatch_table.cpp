@@ -8,7 +8,7 @@
 #include "cuda/dispatch_table.hpp"
 
 #include <algorithm>
-#include <iterator>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -85,14 +85,16 @@ Dispatch resolve_dispatch(std::span<const DispatchRow> table, int sm, const Gemm
   const std::size_t row = dispatch_row(table, sm, shape);
   Dispatch dispatch;
   dispatch.rule = describe_row(table, row, sm);
-  const auto first = std::find(std::begin(kFallbackOrder), std::end(kFallbackOrder), table[row].backend);
-  for (auto candidate = first; candidate != std::end(kFallbackOrder); ++candidate) {
-    const Verdict verdict = check(*candidate);
+  std::vector<std::string_view> candidates{table[row].backend};
+  for (std::string_view name : kFallbackOrder)
+    if (name != table[row].backend) candidates.push_back(name);
+  for (std::string_view candidate : candidates) {
+    const Verdict verdict = check(candidate);
     if (verdict) {
-      dispatch.chosen = std::string(*candidate);
+      dispatch.chosen = std::string(candidate);
       return dispatch;
     }
-    dispatch.refused.push_back({std::string(*candidate), verdict.reason});
+    dispatch.refused.push_back({std::string(candidate), verdict.reason});
   }
   return dispatch;
 }

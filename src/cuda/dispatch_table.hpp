@@ -37,8 +37,9 @@ struct DispatchRow {
   }
 };
 
-// The candidates, in fallback order: the table's pick is asked first, and each one that refuses
-// (not available, or can_implement says no) hands the problem to the next one after it.
+// The candidates, in fallback order: the table's pick is asked first; if it refuses (not
+// available, or can_implement says no), the others are asked in this order until one takes the
+// problem (so a refusal by cuda-wgmma at M = 128 lands on cuda-dequant-cublas, not cuda-mma).
 inline constexpr std::string_view kFallbackOrder[] = {"cuda-decode", "cuda-dequant-cublas", "cuda-wgmma",
                                                      "cuda-mma"};
 
@@ -84,8 +85,8 @@ std::string describe_row(std::span<const DispatchRow> table, std::size_t row, in
 // Whether a candidate backend takes the problem (availability, then can_implement).
 using CandidateCheck = std::function<Verdict(std::string_view backend)>;
 
-// The row's backend, then those after it in kFallbackOrder, each asked through `check` until one
-// says yes: the Dispatch names the row, the refusals in order and the chosen backend (empty when
+// The row's backend, then the other candidates in kFallbackOrder, each asked through `check` until
+// one says yes: the Dispatch names the row, the refusals in order and the chosen backend (empty when
 // every candidate refused).
 Dispatch resolve_dispatch(std::span<const DispatchRow> table, int sm, const GemmShape& shape,
                           const CandidateCheck& check);

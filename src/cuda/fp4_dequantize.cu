@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "cuda/cuda_check.hpp"
+#include "cuda/gpu_requirement.hpp"
 #include "cuda/mma_primitives.cuh"
 #include "fp4gemm/layout.hpp"
 
@@ -37,6 +38,10 @@ __global__ void dequantize_kernel(const std::uint8_t* data, const std::uint8_t* 
 }
 
 }  // namespace
+
+Verdict dequantize_kernel_image_present(std::string_view backend) {
+  return kernel_image_present(reinterpret_cast<const void*>(dequantize_kernel), backend);
+}
 
 void dequantize_fp4_to_bf16(const std::uint8_t* data, const std::uint8_t* scales,
                             Fp4Format format, ScaleLayout layout, std::int64_t rows,

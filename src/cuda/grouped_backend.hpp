@@ -1,7 +1,7 @@
 #pragma once
 // cuda-grouped: the MoE grouped GEMM of all experts in one launch (kernel grouped_gemm.cuh,
-// launcher grouped_gemm.cu). The GroupedBackend uploads the operands once in prepare() (weights
-// stacked [E, N, K/2], device offsets, per-expert alphas, workspace for the worst case), so
+// launcher grouped_gemm.cu). The GroupedBackend uploads the operands once in prepare() (each
+// expert's weights re-laid as the decode CTA's code and scale tiles, stacked; device offsets, per-expert alphas, workspace for the worst case), so
 // run() only enqueues; prepare_grouped_kernel exposes the run's options to tests.
 #include <cstdint>
 #include <memory>

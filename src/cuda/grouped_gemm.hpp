@@ -30,7 +30,7 @@ struct GroupedPlan {
 
 // The device pointers of one grouped GEMM (layouts: fp4gemm/grouped.hpp).
 struct GroupedPointers {
-  const std::uint8_t* b_data = nullptr;    // [E, N, K/2]
+  const std::uint8_t* b_data = nullptr;    // E blocks of B's codes in decode_code_tile_order
   const std::uint8_t* b_scale_tiles = nullptr;  // E blocks of B's scales in decode_scale_tile_order
   const float* alphas = nullptr;           // [E]
   const std::uint8_t* a_data = nullptr;    // w4a4: [T_total, K/2]

@@ -1,7 +1,6 @@
 #pragma once
 // PTX wrappers of Hopper's asynchronous machinery (sm_90 / sm_90a), used by cuda-wgmma:
-//   mbarrier    init, arrive (plain, with an expected transaction count, and on completion of
-//               the thread's cp.async copies), parity wait;
+//   mbarrier    init, arrive (plain, and with an expected transaction count), parity wait;
 //   TMA         cp.async.bulk.tensor 2-D tile loads completing on an mbarrier;
 //   wgmma       fence / commit / wait, the bf16 m64n{128,256}k16 MMA with both operands in
 //               shared memory, and the matrix descriptor of a 128-byte-swizzled K-major operand;
@@ -38,12 +37,6 @@ __device__ __forceinline__ void mbarrier_arrive(std::uint64_t* bar) {
 __device__ __forceinline__ void mbarrier_arrive_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_address(bar)),
                "r"(bytes)
-               : "memory");
-}
-// One arrival, made when all of this thread's earlier cp.async copies have landed (.noinc: the
-// barrier's expected count includes this arrival).
-__device__ __forceinline__ void mbarrier_arrive_on_cp_async(std::uint64_t* bar) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_address(bar))
                : "memory");
 }
 // Waits until the phase of parity `parity` has completed (a fresh barrier is in phase 0, so

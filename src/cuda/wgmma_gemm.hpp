@@ -67,8 +67,9 @@ WgmmaTensorMaps encode_wgmma_maps(const GemmProblem& problem, const WgmmaPlan& p
 // NVFP4 4 blocks, MXFP4 2), which the producer brings in as one TMA box per K-tile (wgmma_scale_map).
 TileOrder wgmma_scale_tile_order(Fp4Format format);
 
-// Enqueue the GEMM on `stream` (no allocation, no synchronization). ops: B (its scales as
-// b_scale_tiles, in wgmma_scale_tile_order), alpha and out.
+// Enqueue the GEMM on `stream` (no allocation, no synchronization). maps: the activations, B's
+// codes and B's re-laid scales (the kernel reads B only through them); ops: alpha, out, and the
+// split-K workspace and counters.
 void launch_wgmma_gemm(const GemmProblem& problem, const WgmmaPlan& plan,
                        const WgmmaTensorMaps& maps, const KernelPointers& ops, cudaStream_t stream);
 

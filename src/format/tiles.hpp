@@ -4,7 +4,7 @@
 // kernels that stream the codes with plain copies, its codes.
 //
 // A kernel that streams B in tiles of R rows x U units along K wants each tile in one contiguous,
-// aligned piece (one bulk copy or fully coalesced 16-byte copies, no per-row address arithmetic,
+// aligned piece (one TMA box or fully coalesced 16-byte copies, no per-row address arithmetic,
 // no edge masks): tile (row tile rt, unit tile ut) starts at slot (rt * unit_tiles + ut) *
 // order.slots, with unit_tiles = ceil(units per row / U); inside it, unit (row r, unit u) of the
 // tile is at slot order.slot(r, u), a kernel-specific read order (e.g. what one lane reads

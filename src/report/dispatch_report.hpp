@@ -10,13 +10,15 @@
 
 namespace fp4gemm {
 
-// {"kernel": "cuda-mma", "rule": "sm_90, M >= 512: cuda-wgmma (...)",
-//  "refused": [{"backend": "cuda-wgmma", "reason": "K = 48: ..."}]}; kernel "" when all refused.
+// {"kernel": "cuda-wgmma", "rule": "sm_90, M >= 256: cuda-dequant-cublas (...)",
+//  "refused": [{"backend": "cuda-dequant-cublas", "reason": "f16 output: ..."}]}; kernel "" when all
+// refused.
 nlohmann::ordered_json dispatch_fields(const Dispatch& dispatch);
 
 // For each row that carries a Dispatch, in order:
-//   auto nvfp4 w4a16 256x6144x48 -> bf16: cuda-mma
-//     table row: sm_90, M >= 512: cuda-wgmma (H200 ...)
+//   auto nvfp4 w4a16 1024x6144x48 -> f16: cuda-mma
+//     table row: sm_90, M >= 256: cuda-dequant-cublas (H200 ...)
+//     refused cuda-dequant-cublas: f16 output: ...
 //     refused cuda-wgmma: K = 48: ...
 // Empty when no row has one.
 std::string explain_dispatch(const std::vector<BenchRow>& rows);

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "cuda/decode_gemm.hpp"
 #include "cuda/kernel_checks.hpp"
 #include "fp4gemm/backend.hpp"
 #include "fp4gemm/device.hpp"
@@ -87,6 +88,21 @@ TEST(DecodeGemmRules, AvailabilitySaysWhyAndAccuracyIsExact) {
   }
   EXPECT_TRUE(decode().accuracy().exact);
   EXPECT_EQ(decode().accuracy().accumulation_unit, 0x1p-23);
+}
+
+// prepare()'s code tiles are images of a warp's ring stage: 16 rows x 128 k in 64 slots of 16
+// bytes (1024 bytes, the stage's code part), row r's unit u (k = 32u .. 32u + 31) in the slot of
+// lane (g, t) = (r % 8, u) of row pair r / 8, which the kernel reads at (r / 8) * 32 + 4g + t.
+TEST(DecodeGemmRules, CodeTileOrderIsTheImageOfARingStage) {
+  const TileOrder order = cuda::decode_code_tile_order();
+  EXPECT_EQ(order.rows, 16);
+  EXPECT_EQ(order.units, 4);
+  EXPECT_EQ(order.slots * kCodeUnitBytes, 1024);
+  for (int r = 0; r < 16; ++r)
+    for (int u = 0; u < 4; ++u) {
+      const int g = r % 8, t = u, lane = 4 * g + t;
+      EXPECT_EQ(order.slot(r, u), (r / 8) * 32 + lane) << "row " << r << " unit " << u;
+    }
 }
 
 }  // namespace
