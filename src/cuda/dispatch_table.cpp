@@ -80,15 +80,19 @@ std::string describe_row(std::span<const DispatchRow> table, std::size_t row, in
   return fmt::format("{}, {}: {} ({})", arch, shapes, r.backend, r.basis);
 }
 
+std::vector<std::string_view> dispatch_candidates(std::string_view pick) {
+  std::vector<std::string_view> names{pick};
+  for (std::string_view name : kFallbackOrder)
+    if (name != pick) names.push_back(name);
+  return names;
+}
+
 Dispatch resolve_dispatch(std::span<const DispatchRow> table, int sm, const GemmShape& shape,
                           const CandidateCheck& check) {
   const std::size_t row = dispatch_row(table, sm, shape);
   Dispatch dispatch;
   dispatch.rule = describe_row(table, row, sm);
-  std::vector<std::string_view> candidates{table[row].backend};
-  for (std::string_view name : kFallbackOrder)
-    if (name != table[row].backend) candidates.push_back(name);
-  for (std::string_view candidate : candidates) {
+  for (std::string_view candidate : dispatch_candidates(table[row].backend)) {
     const Verdict verdict = check(candidate);
     if (verdict) {
       dispatch.chosen = std::string(candidate);

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "fp4gemm/backend.hpp"
 #include "fp4gemm/gemm.hpp"
@@ -81,6 +82,10 @@ std::size_t dispatch_row(std::span<const DispatchRow> table, int sm, const GemmS
 // The row as --explain prints it: "sm_90, M 33..255: cuda-wgmma (H200 ...)", or for a GPU of an
 // architecture without rows "sm_89 (default rows), M 1..32: cuda-decode (...)".
 std::string describe_row(std::span<const DispatchRow> table, std::size_t row, int sm);
+
+// The order in which the candidates are asked when a row picks `pick`: `pick`, then the others of
+// kFallbackOrder in their order.
+std::vector<std::string_view> dispatch_candidates(std::string_view pick);
 
 // Whether a candidate backend takes the problem (availability, then can_implement).
 using CandidateCheck = std::function<Verdict(std::string_view backend)>;

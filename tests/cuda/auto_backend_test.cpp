@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "cuda/dispatch_table.hpp"
 #include "cuda/gpu_requirement.hpp"
@@ -26,14 +25,6 @@ using test::Combo;
 using test::problem_of;
 
 const Backend& auto_backend() { return find_backend("auto"); }
-
-// The order auto asks the candidates in when the table picks `pick`.
-std::vector<std::string_view> fallback_candidates(std::string_view pick) {
-  std::vector<std::string_view> names{pick};
-  for (std::string_view name : cuda::kFallbackOrder)
-    if (name != pick) names.push_back(name);
-  return names;
-}
 
 TEST(AutoBackendGpu, AvailableOnSm80AndLater) {
   test::check_availability(
@@ -60,7 +51,7 @@ TEST_P(AutoGemm, MatchesTheReferenceOnTheTablesKernel) {
     const std::string_view pick = table[cuda::dispatch_row(table, sm, problem.shape)].backend;
     // The pick, or else the first of the other candidates (fallback order) that takes the problem.
     std::string expected;
-    for (std::string_view name : fallback_candidates(pick)) {
+    for (std::string_view name : cuda::dispatch_candidates(pick)) {
       const Backend& candidate = find_backend(name);
       if (candidate.availability() && candidate.can_implement(problem)) {
         expected = std::string(name);

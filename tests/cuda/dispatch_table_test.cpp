@@ -159,6 +159,8 @@ TEST(DispatchFallback, AsksThePickThenTheOthersInTheFixedOrder) {
   asked.clear();
   resolve_dispatch(dispatch_table(), 90, {128, 64, 64}, refuse_all_but_mma);
   EXPECT_EQ(asked, (std::vector<std::string>{"cuda-wgmma", "cuda-decode", "cuda-dequant-cublas", "cuda-mma"}));
+  EXPECT_EQ(dispatch_candidates("cuda-wgmma"),
+            (std::vector<std::string_view>{"cuda-wgmma", "cuda-decode", "cuda-dequant-cublas", "cuda-mma"}));
 }
 
 TEST(DispatchFallback, EveryCandidateRefusingLeavesNoChoiceAndEveryReason) {
