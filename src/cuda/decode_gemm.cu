@@ -22,8 +22,9 @@ namespace {
 // decode::ring_bytes, comes on top).
 constexpr int kSliceSmemLimit = 48 * 1024;
 // CTAs wanted per SM: enough warps that every SM keeps many copies in flight and issues while
-// some wait.
-constexpr int kCtasPerSmTarget = 4;
+// some wait. 7 with a 4-stage ring ran 5-7 % faster than 4 with a 6-stage ring at M = 1 and 16
+// (bench/results/h200_stop15_experiments); 7 with 5 stages gave nothing.
+constexpr int kCtasPerSmTarget = 7;
 
 // f(the kernel instance for `token_blocks` in `mode`): decode::with_instance's choice.
 template <class F>

@@ -51,7 +51,8 @@ inline constexpr int kWarps = 4;                     // warps per CTA
 inline constexpr int kThreads = 32 * kWarps;
 inline constexpr int kRowsPerCta = 16 * kWarps;      // B rows (outputs) per CTA
 inline constexpr int kGroupK = 128;                  // k per step of a warp (32 per lane)
-inline constexpr int kStages = 6;                    // ring depth: kStages - 1 groups in flight
+inline constexpr int kStages = 4;                    // ring depth: kStages - 1 groups in flight
+                                                     // (with more CTAs per SM: decode_gemm.cu)
 inline constexpr int kRowPadElements = 32;           // 64 bytes: rows start 4 units apart
 inline constexpr int kMaxTokenBlocks = 4;            // MT: 8 tokens each, so M <= 32
 // Independent accumulator chains per token block: with one token block a warp's 8 MMAs per group
