@@ -25,7 +25,7 @@
 //     16 rows K/2 bytes apart per group, and DRAM ran at 40 % of its rate: notes_decode.md.)
 //  3. The MMA is D^T = B A^T: m16n8k16 with B's 16 rows as the MMA rows and 8 tokens of A as its
 //     columns (MT MMAs for 8*MT tokens). The codes, re-packed by prepare() as placed codes
-//     (format/placed_codes.hpp), are dequantized by bit placement (rotations and masks, 11 logic
+//     (format/placed_codes.hpp), are dequantized by bit placement (rotations and masks, 9 logic
 //     ops per 8 codes, E2M1 x 2^-126 exactly, pairs in k order) times one bf16x2 multiply by the
 //     block scale, which carries the 2^126 (NVFP4: scale x 2^118, the result x 2^8 at the end;
 //     MXFP4: x 2^126, then x scale). Word jj's pairs meet the activation chunk jj in k order.
