@@ -1,7 +1,7 @@
 // Host launcher of the cuda-decode kernels.
 //
 // Plan (printable through DecodePlan::describe):
-//   token blocks  MT = ceil(M / 8): 1, 2 or 4 (M = 25..32 uses 4; 3 is not instantiated);
+//   instance      M <= 1 (block columns: decode_gemm.cuh step 3'), 8, 16 or 32 (decode::max_tokens_for);
 //   K-slices      enough CTAs for kWavesTarget resident waves: splits = ceil(target / N-tiles),
 //                 capped by the K-groups, and slices short enough that the A slice fits
 //                 kSliceSmemLimit of shared memory; then rebalanced so no slice is empty.
@@ -26,11 +26,11 @@ constexpr int kSliceSmemLimit = 48 * 1024;
 // (bench/results/h200_stop15_experiments); 7 with 5 stages gave nothing.
 constexpr int kCtasPerSmTarget = 7;
 
-// f(the kernel instance for `token_blocks` in `mode`): decode::with_instance's choice.
+// f(the kernel instance for M <= max_tokens in `mode`): decode::with_instance's choice.
 template <class F>
-decltype(auto) with_kernel(Mode mode, int token_blocks, F&& f) {
-  return decode::with_instance(mode, token_blocks, [&](auto mt, auto a_fp4) {
-    return f(decode::decode_gemm_kernel<decltype(mt)::value, decltype(a_fp4)::value>);
+decltype(auto) with_kernel(Mode mode, int max_tokens, F&& f) {
+  return decode::with_instance(mode, max_tokens, [&](auto tokens, auto a_fp4) {
+    return f(decode::decode_gemm_kernel<decltype(tokens)::value, decltype(a_fp4)::value>);
   });
 }
 
@@ -38,7 +38,7 @@ decltype(auto) with_kernel(Mode mode, int token_blocks, F&& f) {
 
 std::string DecodePlan::describe() const {
   return fmt::format("M <= {}: {} x {} CTAs of {} threads, K-slices of {}, {} B smem, {} CTAs/SM",
-                     8 * token_blocks, tiles_n, splits, decode::kThreads,
+                     max_tokens, tiles_n, splits, decode::kThreads,
                      groups_per_split * decode::kGroupK, smem_bytes, ctas_per_sm);
 }
 
@@ -51,7 +51,7 @@ Verdict decode_can_implement(const GemmProblem& problem) {
 }
 
 Verdict decode_kernel_image_present() {
-  return kernel_image_present(reinterpret_cast<const void*>(decode::decode_gemm_kernel<1, false>), "cuda-decode");
+  return kernel_image_present(reinterpret_cast<const void*>(decode::decode_gemm_kernel<8, false>), "cuda-decode");
 }
 
 DecodePlan plan_decode_gemm(const GemmProblem& problem) {
@@ -59,14 +59,15 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem) {
   if (!verdict) throw InvalidArgument(verdict.reason);
   const GemmShape& s = problem.shape;
   DecodePlan plan;
-  plan.token_blocks = s.m <= 8 ? 1 : s.m <= 16 ? 2 : 4;
+  plan.max_tokens = decode::max_tokens_for(s.m);
+  const int a_rows = decode::a_rows_staged(plan.max_tokens, int(s.m));
   const std::int64_t tiles_n = (s.n + decode::kRowsPerCta - 1) / decode::kRowsPerCta;
   require(tiles_n <= std::int64_t(INT32_MAX), "{}: N = {} exceeds the launch grid", problem.describe(), s.n);
   plan.tiles_n = int(tiles_n);
   plan.k_groups = int((s.k + decode::kGroupK - 1) / decode::kGroupK);
 
   int max_groups = 1;
-  while (decode::a_tile_bytes(int(s.m), max_groups + 1) <= kSliceSmemLimit) ++max_groups;
+  while (decode::a_tile_bytes(a_rows, max_groups + 1) <= kSliceSmemLimit) ++max_groups;
   const std::int64_t sms = current_device_attribute(cudaDevAttrMultiProcessorCount);
   std::int64_t splits = std::clamp<std::int64_t>(
       (sms * kCtasPerSmTarget + tiles_n - 1) / tiles_n, 1, plan.k_groups);
@@ -74,10 +75,10 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem) {
   plan.splits = (plan.k_groups + plan.groups_per_split - 1) / plan.groups_per_split;
   require(plan.splits <= 65535, "{}: K = {} needs {} K-slices, above the grid limit of 65535",
           problem.describe(), s.k, plan.splits);
-  plan.smem_bytes = decode::smem_bytes(int(s.m), plan.groups_per_split, problem.format == Fp4Format::mxfp4);
+  plan.smem_bytes = decode::smem_bytes(a_rows, plan.groups_per_split, problem.format == Fp4Format::mxfp4);
   plan.b_form = {decode_scale_tile_order(problem.format), true, decode_code_tile_order()};
 
-  with_kernel(problem.mode, plan.token_blocks, [&](auto kernel) {
+  with_kernel(problem.mode, plan.max_tokens, [&](auto kernel) {
     allow_dynamic_smem(reinterpret_cast<const void*>(kernel), plan.smem_bytes, "cuda-decode");
     FP4GEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &plan.ctas_per_sm, kernel, decode::kThreads, std::size_t(plan.smem_bytes)));
@@ -86,7 +87,7 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem) {
           plan.smem_bytes);
   if (plan.splits > 1) {
     plan.workspace_floats =
-        std::size_t(plan.tiles_n) * plan.splits * decode::kThreads * 4 * plan.token_blocks;
+        std::size_t(plan.tiles_n) * plan.splits * decode::kThreads * 4 * decode::token_blocks(plan.max_tokens);
     plan.counters = std::size_t(plan.tiles_n);
   }
   return plan;
@@ -114,7 +115,7 @@ void launch_decode_gemm(const GemmProblem& problem, const DecodePlan& plan,
   p.groups_per_split = plan.groups_per_split;
   p.scale_tiles = ops.b_scale_tiles;
   const dim3 grid(unsigned(plan.tiles_n), unsigned(plan.splits));
-  with_kernel(problem.mode, plan.token_blocks, [&](auto kernel) {
+  with_kernel(problem.mode, plan.max_tokens, [&](auto kernel) {
     kernel<<<grid, decode::kThreads, std::size_t(plan.smem_bytes), stream>>>(p);
     FP4GEMM_CUDA_CHECK_LAUNCH();
   });

@@ -29,6 +29,17 @@
 //     ops per 8 codes, E2M1 x 2^-126 exactly, pairs in k order) times one bf16x2 multiply by the
 //     block scale, which carries the 2^126 (NVFP4: scale x 2^118, the result x 2^8 at the end;
 //     MXFP4: x 2^126, then x scale). Word jj's pairs meet the activation chunk jj in k order.
+//  3'. M = 1 ("block columns", the kMaxTokens = 1 instance): the 8 MMA columns are not 8 tokens
+//     (7 would be zeros) but the 8 scale blocks of the lane quad's 128 k: MMA j takes k = 32t +
+//     2j, +1 (block 2t) and 32t + 16 + 2j, +1 (block 2t + 1) of each lane's own codes, and column c
+//     of its activation operand holds the token's activations of block c only (lane (g, t) loads
+//     them when g = 2t or 2t + 1, zeros else). After a group's 8 MMAs, D(row, c) is block c's
+//     unscaled dot product, and the block scales are applied to D, 4 FFMA per lane, instead of to
+//     the weights, 32 bf16x2 multiplies (64 for MXFP4) per lane and group. The codes' E2M1 x 2^-126
+//     then meet the activations unscaled, so step 1 shifts the A slice by 2^c, c = 126 - (the
+//     exponent of its largest |a|) clamped to 0..127: products stay normal fp32 down to 2^-125
+//     of that largest activation (smaller ones are lost, as the other instances lose products
+//     below 2^-126 absolute), and the partial sums are multiplied back by 2^(126 - c), exactly.
 //  4. With one K-split the CTA writes D directly. Otherwise each CTA stores its fp32 partial
 //     fragments (fragment order: coalesced float4 stores) in the workspace; the last CTA of an
 //     N-tile (atomic counter, which it resets) adds the partials in split order, so the result
@@ -55,6 +66,10 @@ inline constexpr int kStages = 4;                    // ring depth: kStages - 1 
                                                      // (with more CTAs per SM: decode_gemm.cu)
 inline constexpr int kRowPadElements = 32;           // 64 bytes: rows start 4 units apart
 inline constexpr int kMaxTokenBlocks = 4;            // MT: 8 tokens each, so M <= 32
+// The kernel instances, by the largest M they serve: 1 (block columns, step 3'), 8, 16, 32.
+constexpr int token_blocks(int max_tokens) { return max_tokens <= 8 ? 1 : max_tokens / 8; }
+constexpr bool block_columns(int max_tokens) { return max_tokens == 1; }
+constexpr int max_tokens_for(std::int64_t m) { return m == 1 ? 1 : m <= 8 ? 8 : m <= 16 ? 16 : 32; }
 // Independent accumulator chains per token block: with one token block a warp's 8 MMAs per group
 // would all wait on the previous one's result; two chains (summed at the end) halve that
 // dependence. With more token blocks the MT chains are already independent.
@@ -72,7 +87,9 @@ constexpr int stage_bytes(bool mxfp4) { return kCodeStageBytes + scale_tile_byte
 constexpr int ring_bytes(bool mxfp4) { return kWarps * kStages * stage_bytes(mxfp4); }
 
 // Shared memory: the A slice (the M real rows of groups * 128 + 32 bf16; token rows past M are
-// never stored, their MMA fragments are zero), then the weight ring.
+// never stored, their MMA fragments are zero; the block-column instance stores a row of zeros
+// after its one token, read by the lanes whose columns hold no activations), then the weight ring.
+constexpr int a_rows_staged(int max_tokens, int m) { return block_columns(max_tokens) ? 2 : m; }
 constexpr int a_stride_elements(int groups) { return groups * kGroupK + kRowPadElements; }
 constexpr int a_tile_bytes(int a_rows, int groups) { return a_rows * a_stride_elements(groups) * 2; }
 constexpr int smem_bytes(int a_rows, int groups, bool mxfp4) {
@@ -99,22 +116,35 @@ struct Params : GemmArgs {
 // ------------------------------------------------------------------ step 1: A into shared memory
 // Unit (16 bytes = 8 bf16) u = 4jj + t of a 128-k group holds k = 32t + 8jj .. +7.
 __device__ __forceinline__ int transposed_unit(int chunk) { return (chunk & 3) * 4 + (chunk >> 2); }
+// Where chunk `chunk` (k = 8 chunk .. + 7 of the slice) of row `row` is staged.
+__device__ __forceinline__ uint4* staged_unit(std::uint16_t* a_tile, int row, int chunk, int stride) {
+  return reinterpret_cast<uint4*>(a_tile + row * stride + (chunk / 16 * 16 + transposed_unit(chunk % 16)) * 8);
+}
+// The largest bf16 exponent field among the 8 bf16 of v.
+__device__ __forceinline__ std::uint32_t max_exponent_field(uint4 v) {
+  std::uint32_t e = 0;
+  for (std::uint32_t w : {v.x, v.y, v.z, v.w}) e = max(e, max((w >> 7) & 0xFFu, (w >> 23) & 0xFFu));
+  return e;
+}
 
-template <int MT, bool kAFp4>
-__device__ void stage_activations(const Params& p, std::uint16_t* a_tile, std::int64_t k_begin,
-                                  int slice, int stride) {
+// Stages rows 0 .. a_rows_staged - 1 of the slice (rows past M as zeros). Returns, for the
+// block-column instance, the largest bf16 exponent field among the values this thread stored.
+template <int kMaxTokens, bool kAFp4>
+__device__ std::uint32_t stage_activations(const Params& p, std::uint16_t* a_tile, std::int64_t k_begin,
+                                           int slice, int stride) {
   const int groups = (slice + kGroupK - 1) / kGroupK;
   const int chunks_per_row = groups * (kGroupK / 8);
+  const int rows = a_rows_staged(kMaxTokens, int(p.m));
   const std::int64_t scale_cols = p.k / (p.mxfp4 ? 32 : 16);
-  // One flat loop over M x chunks: every thread's loads are independent, so they are all in
+  std::uint32_t exponent = 0;
+  // One flat loop over rows x chunks: every thread's loads are independent, so they are all in
   // flight at once (a loop over rows with the threads over one row's chunks ran 20-50 % slower
   // at M = 16..32: a global-load round trip per row, bench/results/h200_placed_codes).
-  for (int i = int(threadIdx.x); i < int(p.m) * chunks_per_row; i += kThreads) {
+  for (int i = int(threadIdx.x); i < rows * chunks_per_row; i += kThreads) {
     const int row = i / chunks_per_row, chunk = i % chunks_per_row;
-    const int group = chunk / 16;
     const int k_local = chunk * 8;
     uint4 v = make_uint4(0, 0, 0, 0);
-    if (k_local < slice) {  // a chunk of 8 is wholly inside K (K % 16 == 0)
+    if (row < p.m && k_local < slice) {  // a chunk of 8 is wholly inside K (K % 16 == 0)
       const std::int64_t k = k_begin + k_local;
       if constexpr (kAFp4) {
         const std::uint32_t codes =
@@ -128,9 +158,37 @@ __device__ void stage_activations(const Params& p, std::uint16_t* a_tile, std::i
         v = *reinterpret_cast<const uint4*>(p.a_bf16 + row * p.k + k);
       }
     }
-    const int unit = group * 16 + transposed_unit(chunk % 16);
-    *reinterpret_cast<uint4*>(a_tile + row * stride + unit * 8) = v;
+    if constexpr (block_columns(kMaxTokens)) exponent = max(exponent, max_exponent_field(v));
+    *staged_unit(a_tile, row, chunk, stride) = v;
   }
+  return exponent;
+}
+
+// Step 1 of the block-column instance, after staging: the shift c = 126 - (largest exponent of the
+// slice) clamped to 0..127, and the slice times 2^c (exact: a power of two, no overflow). Every
+// thread calls it with what stage_activations returned; it scales the 16-byte units that thread
+// stored (the same loop), between two barriers. Returns c.
+__device__ inline int shift_activations(std::uint32_t exponent, std::uint16_t* a_tile, int rows, int chunks_per_row,
+                                 int stride) {
+  __shared__ std::uint32_t warp_exponent[kWarps];
+  exponent = __reduce_max_sync(0xFFFFFFFFu, exponent);
+  if (threadIdx.x % 32 == 0) warp_exponent[threadIdx.x / 32] = exponent;
+  __syncthreads();
+#pragma unroll
+  for (int w = 0; w < kWarps; ++w) exponent = max(exponent, warp_exponent[w]);
+  // exponent field e: the largest |a| is below 2^(e - 126); c = 126 - (e - 127)
+  const int c = min(max(253 - int(exponent), 0), 127);
+  const std::uint32_t factor = (std::uint32_t(127 + c) << 7) * 0x10001u;  // bf16x2 2^c
+  for (int i = int(threadIdx.x); i < rows * chunks_per_row; i += kThreads) {
+    uint4* unit = staged_unit(a_tile, i / chunks_per_row, i % chunks_per_row, stride);
+    uint4 v = *unit;
+    v.x = mma::bf16x2_mul(v.x, factor);
+    v.y = mma::bf16x2_mul(v.y, factor);
+    v.z = mma::bf16x2_mul(v.z, factor);
+    v.w = mma::bf16x2_mul(v.w, factor);
+    *unit = v;
+  }
+  return c;
 }
 
 // ------------------------------------------------------------------ step 2: the weight ring
@@ -219,6 +277,55 @@ __device__ __forceinline__ void multiply_group(std::uint8_t* stage, int lane, co
   }
 }
 
+// Step 3' (M = 1): one group's 8 MMAs with the group's 8 scale blocks as the MMA columns, then the
+// block scales on D. x0 / x1: the lane's activation operand for MMA j's b0 / b1, k = 32t + 2j and
+// 32t + 16 + 2j of the group (block 2t / 2t + 1; staged chunk-transposed: units at x and x + 32
+// elements), or the staged zero row where the lane's column g is not that block.
+template <bool kMxfp4>
+__device__ __forceinline__ void multiply_group_block_columns(std::uint8_t* stage, int lane, const std::uint16_t* x0,
+                                                             const std::uint16_t* x1, float (&y)[4]) {
+  uint4 codes[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) codes[r] = *reinterpret_cast<const uint4*>(code_slot(stage, r, lane));
+  float scale[4];  // of D's fragment: (row g, block 2t), (g, 2t + 1), (g + 8, 2t), (g + 8, 2t + 1)
+  if constexpr (kMxfp4) {  // one 32-k block per lane: block t of rows g and g + 8
+    const std::uint32_t pair = *reinterpret_cast<const std::uint16_t*>(scale_tile_of(stage) + 2 * lane);
+    scale[0] = scale[1] = mma::ue8m0_scale_to_float(pair & 0xFF);
+    scale[2] = scale[3] = mma::ue8m0_scale_to_float(pair >> 8);
+  } else {
+    const std::uint32_t word = *reinterpret_cast<const std::uint32_t*>(scale_tile_of(stage) + 4 * lane);
+    const float2 row_g = mma::e4m3x2_to_float2(word), row_g8 = mma::e4m3x2_to_float2(word >> 16);
+    scale[0] = row_g.x;
+    scale[1] = row_g.y;
+    scale[2] = row_g8.x;
+    scale[3] = row_g8.y;
+  }
+  uint4 x[2][2];  // [b0 / b1][k 8h .. 8h + 7 of the block]
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    x[0][h] = *reinterpret_cast<const uint4*>(x0 + 32 * h);
+    x[1][h] = *reinterpret_cast<const uint4*>(x1 + 32 * h);
+  }
+  float d[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    std::uint32_t lo[2][4], hi[2][4];  // [row][pair] of words h (block 2t) and 2 + h (block 2t + 1)
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      placed_codes_to_bf16_bits((&codes[r].x)[h], lo[r]);
+      placed_codes_to_bf16_bits((&codes[r].x)[2 + h], hi[r]);
+    }
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {  // MMA j = 4h + q
+      const std::uint32_t a[4] = {lo[0][q], lo[1][q], hi[0][q], hi[1][q]};
+      const std::uint32_t b[2] = {(&x[0][h].x)[q], (&x[1][h].x)[q]};
+      mma::mma_bf16_16816(d, a, b);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < 4; ++i) y[i] = fmaf(scale[i], d[i], y[i]);
+}
+
 // ------------------------------------------------------------------ step 4: output
 __device__ __forceinline__ void store_output(const Params& p, std::int64_t token, std::int64_t row,
                                              float value) {
@@ -262,11 +369,28 @@ __device__ bool reduce_splits(const Params& p, CtaCoord cta, float (&acc)[MT][4]
 }
 
 // ------------------------------------------------------------------ one CTA's work
-// MT: token blocks of 8 (M <= 8 * MT). kAFp4: A is FP4 (w4a4), else bf16 (w4a16). kMxfp4: the
-// format (p.mxfp4), a template parameter so that the group loop is one basic block.
-template <int MT, bool kAFp4, bool kMxfp4>
+// The block-column instance's K-slice result in the fragment order of the others (acc[2r + e]:
+// token 2t + e, row g + 8r): y's blocks summed per row over the lane quad, times 2^(126 - shift)
+// (exact); lane (g, 0) holds token 0, the other lanes' values are of tokens >= 1 and never stored.
+__device__ __forceinline__ void block_column_result(const float (&y)[4], int shift, float (&acc)[4]) {
+  float row_sum[2] = {y[0] + y[1], y[2] + y[3]};
+  const float unshift = __uint_as_float(std::uint32_t(253 - shift) << 23);
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    row_sum[r] += __shfl_xor_sync(0xFFFFFFFFu, row_sum[r], 1);
+    row_sum[r] += __shfl_xor_sync(0xFFFFFFFFu, row_sum[r], 2);
+    acc[2 * r] = row_sum[r] * unshift;
+    acc[2 * r + 1] = 0.f;
+  }
+}
+
+// kMaxTokens: the instance (M <= kMaxTokens: 1, 8, 16 or 32). kAFp4: A is FP4 (w4a4), else bf16
+// (w4a16). kMxfp4: the format (p.mxfp4), a template parameter so that the group loop is one basic
+// block.
+template <int kMaxTokens, bool kAFp4, bool kMxfp4>
 __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord cta, std::uint16_t* a_tile) {
-  static_assert(MT >= 1 && MT <= kMaxTokenBlocks, "8..32 tokens");
+  constexpr int MT = token_blocks(kMaxTokens);
+  static_assert(MT >= 1 && MT <= kMaxTokenBlocks, "1..32 tokens");
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32, g = lane / 4, t = lane % 4;
 
   const std::int64_t k_begin = std::int64_t(cta.split) * p.groups_per_split * kGroupK;
@@ -276,6 +400,7 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
   const int slice = int(k_end - k_begin);
   const int groups = (slice + kGroupK - 1) / kGroupK;
   const int stride = a_stride_elements(groups);
+  const int a_rows = a_rows_staged(kMaxTokens, int(p.m));
 
   // 2. This lane's stream: the warp's code and scale tiles (rows warp_row0 .. + 15) from group
   // k_begin / 128 on; lane (g, t) computes rows row0 = warp_row0 + g and row0 + 8.
@@ -290,7 +415,7 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
   lane_stream.codes = p.b.data + (lane_stream.copies ? first_tile * kCodeStageBytes + lane * kCodeSlotBytes : 0);
   lane_stream.scales = p.scale_tiles + (lane_stream.copies_scales ? first_tile * kScaleTileBytes + 16 * lane : 0);
   lane_stream.scale_step = kScaleTileBytes;
-  std::uint8_t* ring = reinterpret_cast<std::uint8_t*>(a_tile) + a_tile_bytes(int(p.m), groups) +
+  std::uint8_t* ring = reinterpret_cast<std::uint8_t*>(a_tile) + a_tile_bytes(a_rows, groups) +
                        warp * kStages * kStageStep;
   const auto copy_group_at = [&](int group, int stage) {
     if (group < groups) copy_group(lane_stream, ring + stage * kStageStep, lane);
@@ -303,42 +428,57 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
     lane_stream.next_group();
   }
   // 1. (after the first weight copies are on their way)
-  stage_activations<MT, kAFp4>(p, a_tile, k_begin, slice, stride);
+  const std::uint32_t exponent = stage_activations<kMaxTokens, kAFp4>(p, a_tile, k_begin, slice, stride);
+  int shift = 0;  // the block-column instance's A slice is staged times 2^shift
+  if constexpr (block_columns(kMaxTokens))
+    shift = shift_activations(exponent, a_tile, a_rows, groups * (kGroupK / 8), stride);
   __syncthreads();  // the A slice
 
   // 3. Group i is consumed while groups i + 1 .. i + kStages - 1 are in flight: wait for this
   // lane's copies of group i, sync the warp (the scale tile is read across lanes, and every lane
   // is done with group i - 1's stage), refill that stage with group i + kStages - 1, multiply.
-  float chain_acc[chains(MT)][MT][4] = {};
-  int stage = 0;
-  for (int i = 0; i < groups; ++i) {
-    mma::cp_async_wait<kStages - 2>();
-    __syncwarp();
-    const int refill = stage == 0 ? kStages - 1 : stage - 1;  // the stage consumed last step
-    copy_group_at(i + kStages - 1, refill);
-    mma::cp_async_commit();
-    lane_stream.next_group();
-    multiply_group<MT, kMxfp4>(ring + stage * kStageStep, lane, a_tile + i * kGroupK, stride, int(p.m), g, t,
-                               chain_acc);
-    stage = stage == kStages - 1 ? 0 : stage + 1;
-  }
-  float acc[MT][4];
-#pragma unroll
-  for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      acc[mt][i] = chain_acc[0][mt][i];
-#pragma unroll
-      for (int c = 1; c < chains(MT); ++c) acc[mt][i] += chain_acc[c][mt][i];
+  const auto stream_groups = [&](auto&& multiply) {
+    int stage = 0;
+    for (int i = 0; i < groups; ++i) {
+      mma::cp_async_wait<kStages - 2>();
+      __syncwarp();
+      const int refill = stage == 0 ? kStages - 1 : stage - 1;  // the stage consumed last step
+      copy_group_at(i + kStages - 1, refill);
+      mma::cp_async_commit();
+      lane_stream.next_group();
+      multiply(ring + stage * kStageStep, i);
+      stage = stage == kStages - 1 ? 0 : stage + 1;
     }
+  };
+  // acc[mt][2r + e]: this K-slice's D(token 8mt + 2t + e, row row0 + 8r).
+  float acc[MT][4];
+  if constexpr (block_columns(kMaxTokens)) {
+    float y[4] = {0.f, 0.f, 0.f, 0.f};
+    const std::uint16_t* x0 = a_tile + (g == 2 * t ? 0 : stride) + 8 * t;
+    const std::uint16_t* x1 = a_tile + (g == 2 * t + 1 ? 0 : stride) + 8 * t + 64;
+    stream_groups([&](std::uint8_t* stage, int i) {
+      multiply_group_block_columns<kMxfp4>(stage, lane, x0 + i * kGroupK, x1 + i * kGroupK, y);
+    });
+    block_column_result(y, shift, acc[0]);
+  } else {
+    float chain_acc[chains(MT)][MT][4] = {};
+    stream_groups([&](std::uint8_t* stage, int i) {
+      multiply_group<MT, kMxfp4>(stage, lane, a_tile + i * kGroupK, stride, int(p.m), g, t, chain_acc);
+    });
+    const float unshift = kMxfp4 ? 1.0f : float(1 << mma::kNvfp4Shift);  // exact: a power of two
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        acc[mt][i] = chain_acc[0][mt][i];
+#pragma unroll
+        for (int c = 1; c < chains(MT); ++c) acc[mt][i] += chain_acc[c][mt][i];
+        acc[mt][i] *= unshift;
+      }
+  }
 
-  // 4. acc[mt][2r + e] is D(token 8mt + 2t + e, row row0 + 8r), times 2^-kNvfp4Shift for NVFP4.
+  // 4.
   if (cta.splits > 1 && !reduce_splits<MT>(p, cta, acc)) return;
-  const float unshift = kMxfp4 ? 1.0f : float(1 << mma::kNvfp4Shift);  // exact: a power of two
-#pragma unroll
-  for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-    for (int i = 0; i < 4; ++i) acc[mt][i] *= unshift;
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
@@ -349,38 +489,38 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
 
 // `cta` names the rows tile (B rows 64*tile ..) and the K-slice; a caller that runs several GEMMs
 // in one launch (grouped) passes each GEMM's Params with its own pointers, workspace and counters.
-template <int MT, bool kAFp4>
+template <int kMaxTokens, bool kAFp4>
 __device__ __forceinline__ void decode_cta(const Params& p, CtaCoord cta, std::uint16_t* a_tile) {
   if (p.mxfp4)
-    decode_cta_of_format<MT, kAFp4, true>(p, cta, a_tile);
+    decode_cta_of_format<kMaxTokens, kAFp4, true>(p, cta, a_tile);
   else
-    decode_cta_of_format<MT, kAFp4, false>(p, cta, a_tile);
+    decode_cta_of_format<kMaxTokens, kAFp4, false>(p, cta, a_tile);
 }
 
 // ------------------------------------------------------------------ the kernel
-// grid = N-tiles x K-splits; dynamic shared memory smem_bytes(M, groups_per_split).
-template <int MT, bool kAFp4>
+// grid = N-tiles x K-splits; dynamic shared memory smem_bytes(a_rows_staged, groups_per_split).
+template <int kMaxTokens, bool kAFp4>
 __global__ void __launch_bounds__(kThreads) decode_gemm_kernel(const Params p) {
   extern __shared__ uint4 smem[];
-  decode_cta<MT, kAFp4>(p, CtaCoord{int(blockIdx.x), int(blockIdx.y), int(gridDim.y)},
+  decode_cta<kMaxTokens, kAFp4>(p, CtaCoord{int(blockIdx.x), int(blockIdx.y), int(gridDim.y)},
                         reinterpret_cast<std::uint16_t*>(smem));
 }
 
 // ------------------------------------------------------------------ the instances
-// The instances of decode_cta a launcher picks from (MT = 1, 2 or 4 token blocks; w4a4 or w4a16):
-// calls f(std::integral_constant<int, MT>, std::bool_constant<kAFp4>) for the one serving
-// `token_blocks` (1, 2, or anything larger: 4) in `mode`. Host code; the launchers of cuda-decode
-// and cuda-grouped pass each their own kernel.
+// The instances of decode_cta a launcher picks from (M <= 1, 8, 16 or 32: max_tokens_for(M);
+// w4a4 or w4a16): calls f(std::integral_constant<int, kMaxTokens>, std::bool_constant<kAFp4>).
+// Host code; the launchers of cuda-decode and cuda-grouped pass each their own kernel.
 template <class F>
-decltype(auto) with_instance(Mode mode, int token_blocks, F&& f) {
-  const auto with_mt = [&](auto a_fp4) -> decltype(auto) {
-    switch (token_blocks) {
+decltype(auto) with_instance(Mode mode, int max_tokens, F&& f) {
+  const auto with_tokens = [&](auto a_fp4) -> decltype(auto) {
+    switch (max_tokens) {
       case 1: return f(std::integral_constant<int, 1>{}, a_fp4);
-      case 2: return f(std::integral_constant<int, 2>{}, a_fp4);
-      default: return f(std::integral_constant<int, kMaxTokenBlocks>{}, a_fp4);
+      case 8: return f(std::integral_constant<int, 8>{}, a_fp4);
+      case 16: return f(std::integral_constant<int, 16>{}, a_fp4);
+      default: return f(std::integral_constant<int, 8 * kMaxTokenBlocks>{}, a_fp4);
     }
   };
-  return mode == Mode::w4a4 ? with_mt(std::true_type{}) : with_mt(std::false_type{});
+  return mode == Mode::w4a4 ? with_tokens(std::true_type{}) : with_tokens(std::false_type{});
 }
 
 }  // namespace fp4gemm::cuda::decode

@@ -17,7 +17,7 @@ namespace fp4gemm::cuda {
 inline constexpr std::int64_t kDecodeMaxM = 32;
 
 struct DecodePlan {
-  int token_blocks = 1;         // MT: M <= 8 * MT
+  int max_tokens = 8;           // the kernel instance: M <= 1 (block columns), 8, 16 or 32
   int tiles_n = 0;              // CTAs along N (64 rows each)
   int k_groups = 0;             // ceil(K / 128)
   int splits = 1;               // K-slices (grid y)

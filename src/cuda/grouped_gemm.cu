@@ -1,7 +1,7 @@
 // Host launcher of the cuda-grouped kernels.
 //
 // Plan: one expert's GEMM at its largest chunk, M = min(bound, 32), is planned by the decode
-// planner (token blocks MT, N-tiles, K-splits, shared memory), and the grid repeats it for every
+// planner (kernel instance, N-tiles, K-splits, shared memory), and the grid repeats it for every
 // expert (grid z). The plan is the one a single GEMM of that size would use; with many experts
 // the grid holds more CTAs than needed to fill the GPU, which costs nothing but the split-K
 // partial sums. Bounds above 32 take ceil(bound / 32) rounds (launches).
@@ -18,11 +18,11 @@
 namespace fp4gemm::cuda {
 namespace {
 
-// f(the kernel instance for `token_blocks` in `mode`): decode::with_instance's choice.
+// f(the kernel instance for M <= max_tokens in `mode`): decode::with_instance's choice.
 template <class F>
-decltype(auto) with_kernel(Mode mode, int token_blocks, F&& f) {
-  return decode::with_instance(mode, token_blocks, [&](auto mt, auto a_fp4) {
-    return f(grouped::grouped_gemm_kernel<decltype(mt)::value, decltype(a_fp4)::value>);
+decltype(auto) with_kernel(Mode mode, int max_tokens, F&& f) {
+  return decode::with_instance(mode, max_tokens, [&](auto tokens, auto a_fp4) {
+    return f(grouped::grouped_gemm_kernel<decltype(tokens)::value, decltype(a_fp4)::value>);
   });
 }
 
@@ -34,7 +34,7 @@ std::string GroupedPlan::describe() const {
 }
 
 Verdict grouped_kernel_image_present() {
-  return kernel_image_present(reinterpret_cast<const void*>(grouped::grouped_gemm_kernel<1, false>),
+  return kernel_image_present(reinterpret_cast<const void*>(grouped::grouped_gemm_kernel<8, false>),
                               "cuda-grouped");
 }
 
@@ -49,12 +49,12 @@ GroupedPlan plan_grouped_gemm(const GemmProblem& expert, std::int64_t experts,
   plan.decode = plan_decode_gemm(plan.expert);
   plan.experts = experts;
   plan.max_tokens_per_expert = max_tokens_per_expert;
-  const std::int64_t chunk = 8 * std::int64_t(plan.decode.token_blocks);
+  const std::int64_t chunk = plan.decode.max_tokens;
   plan.rounds = int(std::max<std::int64_t>(1, (max_tokens_per_expert + chunk - 1) / chunk));
   plan.workspace_floats = std::size_t(experts) * plan.decode.workspace_floats;
   plan.counters = std::size_t(experts) * plan.decode.counters;
   // The grouped kernel's own occupancy (it holds a few more registers than the decode kernel).
-  with_kernel(expert.mode, plan.decode.token_blocks, [&](auto kernel) {
+  with_kernel(expert.mode, plan.decode.max_tokens, [&](auto kernel) {
     allow_dynamic_smem(reinterpret_cast<const void*>(kernel), plan.decode.smem_bytes, "cuda-grouped");
     FP4GEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &plan.decode.ctas_per_sm, kernel, decode::kThreads, std::size_t(plan.decode.smem_bytes)));
@@ -89,7 +89,7 @@ void launch_grouped_gemm(const GroupedPlan& plan, const GroupedPointers& ptr, cu
   p.rounds = plan.rounds;
   p.status = ptr.status;
   const dim3 grid(unsigned(plan.decode.tiles_n), unsigned(plan.decode.splits), unsigned(plan.experts));
-  with_kernel(e.mode, plan.decode.token_blocks, [&](auto kernel) {
+  with_kernel(e.mode, plan.decode.max_tokens, [&](auto kernel) {
     for (int round = 0; round < plan.rounds; ++round) {
       p.round = round;
       kernel<<<grid, decode::kThreads, std::size_t(plan.decode.smem_bytes), stream>>>(p);

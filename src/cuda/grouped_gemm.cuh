@@ -3,11 +3,11 @@
 // each CTA running the cuda-decode kernel's CTA (decode::decode_cta) on one expert's GEMM.
 //
 // Algorithm (grid = N-tiles x K-splits x E, the decode plan of one expert's GEMM repeated for
-// every expert; one launch per round of 8*MT tokens per expert, a single one when the host's
-// bound on the tokens of an expert is <= 8*MT <= 32):
+// every expert; one launch per round of kMaxTokens (1, 8, 16 or 32) tokens per expert, a single
+// one when the host's bound on the tokens of an expert is <= kMaxTokens):
 //  1. Read expert e = blockIdx.z's token range from the device offsets (int32 or int64):
 //     rows offsets[e] .. offsets[e+1]-1 of A and D. This round's chunk is its rows
-//     round*8*MT .. +8*MT-1; a CTA whose chunk is empty returns at once (uniformly, before any
+//     round*kMaxTokens .. +kMaxTokens-1; a CTA whose chunk is empty returns at once (uniformly, before any
 //     barrier), so empty experts cost one offsets load per CTA. In the last round an expert with
 //     rows past the chunk (more tokens than the host's bound) records e + 1 in *status
 //     (atomicMax) instead of being computed silently wrong.
@@ -17,8 +17,9 @@
 //     successive rounds are separate launches, so they may reuse them). A's FP4 scales (w4a4):
 //     linear, the chunk's first row times the scale columns; swizzled, the start of expert e's
 //     block (the 128-padded counts of the experts before it, summed by the CTA from the
-//     offsets) plus the chunk's row part (exact because 8*MT divides 32: see the static_assert).
-//  3. decode::decode_cta<MT, kAFp4> computes the (N-tile, K-slice) tile of that GEMM.
+//     offsets) plus the chunk's row part (exact because kMaxTokens divides 32: see the
+//     static_assert).
+//  3. decode::decode_cta<kMaxTokens, kAFp4> computes the (N-tile, K-slice) tile of that GEMM.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -37,14 +38,14 @@ struct Params {
   std::int64_t b_expert_scale_tile_bytes = 0;   // one expert's re-laid scales (scale_tiles_bytes)
   std::int64_t workspace_expert_floats = 0;     // one expert's split-K partials
   std::int64_t counters_per_expert = 0;         // one expert's split-K counters (its N-tiles)
-  int round = 0, rounds = 1;           // this launch's chunk of 8*MT tokens, of `rounds`
+  int round = 0, rounds = 1;           // this launch's chunk of kMaxTokens tokens, of `rounds`
   int* status = nullptr;               // 0, or 1 + an expert with more tokens than the rounds hold
 };
 
 // Step 2's swizzled A-scale split: for a chunk starting at row r0 (a multiple of `chunk`, which
 // divides 32), scale_offset(r0 + r, kb) = scale_offset(r0, 0) + scale_offset(r, kb), r < chunk.
 constexpr bool chunk_scale_offsets_separate() {
-  for (std::int64_t chunk : {8, 16, 32})
+  for (std::int64_t chunk : {1, 8, 16, 32})
     for (std::int64_t cols : {1, 3, 4, 9})
       for (std::int64_t r0 = 0; r0 < 384; r0 += chunk)
         for (std::int64_t r = 0; r < chunk; ++r)
@@ -53,8 +54,8 @@ constexpr bool chunk_scale_offsets_separate() {
               return false;
   return true;
 }
-static_assert(chunk_scale_offsets_separate(), "chunks of 8*MT rows must not straddle a 32-row group");
-static_assert(32 % (8 * decode::kMaxTokenBlocks) == 0, "8*MT must divide 32");
+static_assert(chunk_scale_offsets_separate(), "chunks of kMaxTokens rows must not straddle a 32-row group");
+static_assert(32 % (8 * decode::kMaxTokenBlocks) == 0, "kMaxTokens must divide 32");
 
 __device__ __forceinline__ std::int64_t load_offset(const Params& p, std::int64_t i) {
   return p.offsets_int64 ? static_cast<const std::int64_t*>(p.offsets)[i]
@@ -78,9 +79,9 @@ __device__ std::int64_t padded_rows_before(const Params& p, int e) {
 }
 
 // Steps 1-2: expert e's Params for this round's chunk, or false when the chunk is empty.
-template <int MT, bool kAFp4>
+template <int kMaxTokens, bool kAFp4>
 __device__ __forceinline__ bool expert_params(const Params& p, int e, decode::Params& x) {
-  constexpr int kChunk = 8 * MT;
+  constexpr int kChunk = kMaxTokens;
   const std::int64_t first = load_offset(p, e), end = load_offset(p, e + 1);
   const std::int64_t row0 = first + std::int64_t(p.round) * kChunk;  // the chunk's first row
   if (p.round == p.rounds - 1 && row0 + kChunk < end && threadIdx.x == 0 && blockIdx.x == 0 &&
@@ -113,12 +114,12 @@ __device__ __forceinline__ bool expert_params(const Params& p, int e, decode::Pa
 }
 
 // Dynamic shared memory: the decode plan's smem_bytes.
-template <int MT, bool kAFp4>
+template <int kMaxTokens, bool kAFp4>
 __global__ void __launch_bounds__(decode::kThreads) grouped_gemm_kernel(const Params p) {
   extern __shared__ uint4 smem[];
   decode::Params expert;
-  if (!expert_params<MT, kAFp4>(p, int(blockIdx.z), expert)) return;
-  decode::decode_cta<MT, kAFp4>(expert, decode::CtaCoord{int(blockIdx.x), int(blockIdx.y), int(gridDim.y)},
+  if (!expert_params<kMaxTokens, kAFp4>(p, int(blockIdx.z), expert)) return;
+  decode::decode_cta<kMaxTokens, kAFp4>(expert, decode::CtaCoord{int(blockIdx.x), int(blockIdx.y), int(gridDim.y)},
                                 reinterpret_cast<std::uint16_t*>(smem));
 }
 

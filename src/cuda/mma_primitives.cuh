@@ -152,24 +152,34 @@ __device__ __forceinline__ std::uint32_t scale_to_bf16x2(bool mxfp4, std::uint32
 // bf16 for every E4M3 code (448 x 2^118 < 2^127).
 inline constexpr int kNvfp4Shift = 8;
 
-// Two E4M3 scale codes (bits 0..7 and 8..15 of `codes`) -> {s0 x 2^118 in both halves,
-// s1 x 2^118 in both halves}. cvt.rn.f16x2.e4m3x2 (sm_89+) decodes both exactly (every E4M3 value
-// is a normal f16; NaN stays NaN); the rest is fp32 arithmetic on exact values.
-__device__ __forceinline__ void nvfp4_scale_x2_to_bf16x2(std::uint32_t codes, std::uint32_t& s0,
-                                                        std::uint32_t& s1) {
+// Two E4M3 scale codes (bits 0..7 and 8..15 of `codes`) as floats, exactly: cvt.rn.f16x2.e4m3x2
+// (sm_89+) decodes both (every E4M3 value is a normal f16; NaN stays NaN).
+__device__ __forceinline__ float2 e4m3x2_to_float2(std::uint32_t codes) {
 #if __CUDA_ARCH__ >= 890
   std::uint32_t h2;
   asm("{\n .reg .b16 c;\n cvt.u16.u32 c, %1;\n cvt.rn.f16x2.e4m3x2 %0, c;\n}\n"
       : "=r"(h2)
       : "r"(codes));
-  const float f0 = __half2float(__ushort_as_half(std::uint16_t(h2 & 0xFFFF))) * 0x1p118f;
-  const float f1 = __half2float(__ushort_as_half(std::uint16_t(h2 >> 16))) * 0x1p118f;
+  return make_float2(__half2float(__ushort_as_half(std::uint16_t(h2 & 0xFFFF))),
+                     __half2float(__ushort_as_half(std::uint16_t(h2 >> 16))));
 #else  // sm_80: no FP8 conversion instruction; the bf16 decode of scale_to_bf16x2, widened
-  const float f0 = __uint_as_float(scale_to_bf16x2(false, codes & 0xFF) << 16) * 0x1p118f;
-  const float f1 = __uint_as_float(scale_to_bf16x2(false, (codes >> 8) & 0xFF) << 16) * 0x1p118f;
+  return make_float2(__uint_as_float(scale_to_bf16x2(false, codes & 0xFF) << 16),
+                     __uint_as_float(scale_to_bf16x2(false, (codes >> 8) & 0xFF) << 16));
 #endif
-  s0 = prmt(__float_as_uint(f0), 0, 0x3232u);
-  s1 = prmt(__float_as_uint(f1), 0, 0x3232u);
+}
+
+// Two E4M3 scale codes (bits 0..7 and 8..15 of `codes`) -> {s0 x 2^118 in both halves,
+// s1 x 2^118 in both halves}: fp32 arithmetic on exact values.
+__device__ __forceinline__ void nvfp4_scale_x2_to_bf16x2(std::uint32_t codes, std::uint32_t& s0,
+                                                        std::uint32_t& s1) {
+  const float2 f = e4m3x2_to_float2(codes);
+  s0 = prmt(__float_as_uint(f.x * 0x1p118f), 0, 0x3232u);
+  s1 = prmt(__float_as_uint(f.y * 0x1p118f), 0, 0x3232u);
+}
+
+// A UE8M0 scale code as a float, 2^(code - 127) (code 0: the subnormal 2^-127; 0xFF: NaN).
+__device__ __forceinline__ float ue8m0_scale_to_float(std::uint32_t code) {
+  return __uint_as_float(scale_to_bf16x2(true, code) << 16);
 }
 
 // Bit-placed codes times 2^126: the bf16 of the E2M1 values themselves (exact; the MXFP4 path,

@@ -2,8 +2,8 @@
 // every M from 1 to 32 (token blocks of 8, 16 and 32 and their partial fills), N not a multiple
 // of the 64-row CTA tile (1, 65, 131), K of one block, K = block * odd (not a multiple of the
 // 128-k group nor of 32 for NVFP4), and K large enough for many K-slices (split-K); fresh random
-// operands (shared checks: tests/cuda/kernel_checks.hpp); bit-exact on representable operands;
-// and the admission rules.
+// operands (shared checks: tests/cuda/kernel_checks.hpp); activations near the ends of bf16's
+// range; bit-exact on representable operands; and the admission rules.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -64,6 +64,22 @@ TEST_P(DecodeGemm, BitExactOnRepresentableOperands) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllCombos, DecodeGemm, testing::ValuesIn(test::all_combos()), test::combo_name);
+
+// The M = 1 instance stages A times 2^c, c from the slice's largest |a| (decode_gemm.cuh step
+// 3'): activations near either end of bf16's range, at M = 1 (one slice and split-K) against
+// M = 2 and 9 (the other instances); f32 output, which holds every result here.
+TEST(DecodeGemmActivationRange, ActivationsFrom2ToTheMinus90To2ToThe90) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  for (Fp4Format format : {Fp4Format::nvfp4, Fp4Format::mxfp4}) {
+    const std::int64_t b = block_size(format);
+    const Combo c{Mode::w4a16, format, ScaleLayout::linear, DType::f32};
+    for (int exponent : {-90, -40, 40, 90})
+      for (std::int64_t m : {1, 2, 9}) {
+        test::check_random_scaled_activations(decode(), problem_of(c, m, 131, 37 * b), exponent);
+        test::check_random_scaled_activations(decode(), problem_of(c, m, 768, 384 * b), exponent);
+      }
+  }
+}
 
 // ------------------------------------------------------------------ admission (no GPU needed)
 TEST(DecodeGemmRules, CanImplementTakesMUpTo32AndWhatTheFormatAllows) {

@@ -1,6 +1,7 @@
 // Shared checks of fp4gemm's GPU kernel backends (see kernel_checks.hpp).
 #include "cuda/kernel_checks.hpp"
 
+#include <cmath>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -98,6 +99,19 @@ std::uint64_t seed_with_nonzero_reference(const GemmProblem& problem) {
   return 0;
 }
 
+// Runs `backend` twice on `ops`: D within the accuracy bound of the reference, and not all zeros.
+void check_against_reference(const Backend& backend, const GemmOperands& ops) {
+  const ReferenceResult reference = reference_gemm(ops);
+  const std::vector<float> d = run_twice(backend, ops);
+  const VerifyResult v = verify_output(d, reference, ops.problem, backend.accuracy());
+  EXPECT_TRUE(v.passed) << v.failure << " (" << v.violations << " over the bound, " << v.unwritten
+                        << " unwritten, " << v.non_finite << " non-finite, worst ratio "
+                        << v.worst_ratio << ")";
+  bool any_nonzero = false;
+  for (float x : d) any_nonzero |= x != 0.0f;
+  EXPECT_TRUE(any_nonzero) << "output is all zeros";
+}
+
 }  // namespace
 
 void check_random(const Backend& backend, const GemmProblem& problem, float alpha) {
@@ -106,15 +120,17 @@ void check_random(const Backend& backend, const GemmProblem& problem, float alph
   ASSERT_TRUE(backend.can_implement(problem)) << backend.can_implement(problem).reason;
   GemmOperands ops = random_operands(problem, seed);
   ops.alpha = alpha;
-  const ReferenceResult reference = reference_gemm(ops);
-  const std::vector<float> d = run_twice(backend, ops);
-  const VerifyResult v = verify_output(d, reference, problem, backend.accuracy());
-  EXPECT_TRUE(v.passed) << v.failure << " (" << v.violations << " over the bound, " << v.unwritten
-                        << " unwritten, " << v.non_finite << " non-finite, worst ratio "
-                        << v.worst_ratio << ")";
-  bool any_nonzero = false;
-  for (float x : d) any_nonzero |= x != 0.0f;
-  EXPECT_TRUE(any_nonzero) << "output is all zeros";
+  check_against_reference(backend, ops);
+}
+
+void check_random_scaled_activations(const Backend& backend, const GemmProblem& problem, int exponent) {
+  ASSERT_EQ(problem.mode, Mode::w4a16);
+  const std::uint64_t seed = seed_with_nonzero_reference(problem);
+  SCOPED_TRACE(fmt::format("{} {} activations x 2^{} seed {}", backend.name(), problem.describe(), exponent, seed));
+  ASSERT_TRUE(backend.can_implement(problem)) << backend.can_implement(problem).reason;
+  GemmOperands ops = random_operands(problem, seed);
+  for (std::uint16_t& a : ops.a_bf16.half) a = bf16_from_float(std::ldexp(bf16_to_float(a), exponent));
+  check_against_reference(backend, ops);
 }
 
 void check_bit_exact(const Backend& backend, const GemmProblem& problem, std::mt19937_64& rng) {

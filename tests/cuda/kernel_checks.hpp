@@ -30,6 +30,8 @@ std::uint64_t fresh_seed();
 
 // Fresh random operands (the seed is in every failure), alpha on top of the tensor scales.
 void check_random(const Backend& backend, const GemmProblem& problem, float alpha = 1.0f);
+// The same with A (w4a16) times 2^exponent, exactly: activations near either end of bf16's range.
+void check_random_scaled_activations(const Backend& backend, const GemmProblem& problem, int exponent);
 
 // Operands whose every partial sum is an fp32 multiple of 1/4 below 2^18 (|products| <= 144,
 // K <= 1024): any summation order gives the exact sum, so D must equal the reference bit for bit.
