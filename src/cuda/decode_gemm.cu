@@ -21,10 +21,12 @@ namespace {
 // The A slice may use this much shared memory per CTA (several CTAs share an SM; the weight ring,
 // decode::ring_bytes, comes on top).
 constexpr int kSliceSmemLimit = 48 * 1024;
-// CTAs wanted per SM: enough warps that every SM keeps many copies in flight and issues while
-// some wait. 7 with a 4-stage ring ran 5-7 % faster than 4 with a 6-stage ring at M = 1 and 16
-// (bench/results/h200_stop15_experiments); 7 with 5 stages gave nothing.
-constexpr int kCtasPerSmTarget = 7;
+// CTAs wanted per SM (with the 4-stage ring): enough warps that every SM keeps many copies in
+// flight and issues while some wait, few enough K-slices that their split-K sums stay cheap.
+// Measured on v8 in one call (bench/results/h200_decode_v8, ctas_*): 4 beat 7 and 12 everywhere,
+// most at N = 768 (1 x 768 x 6144 6.67 against 7.75 us); on v7, 7 had beaten 4 by 5-7 %
+// (h200_stop15_experiments), when the kernel was issue-bound.
+constexpr int kCtasPerSmTarget = 4;
 
 // f(the kernel instance for M <= max_tokens in `mode`): decode::with_instance's choice.
 template <class F>
