@@ -85,52 +85,47 @@ GemmProblem problem_of(const Combo& c, std::int64_t m, std::int64_t n, std::int6
 
 namespace {
 
-// Fresh random operands whose reference is not all zeros, so that "the output is not all zeros"
-// means something: a tiny problem's products can all vanish (1 x 1 x 16 w4a4: 41 seeds in 10,000
-// quantize A or B to zeros), and such a draw is replaced by the next.
-std::uint64_t seed_with_nonzero_reference(const GemmProblem& problem) {
+// Checks `backend` on fresh random operands of `problem`, changed by `adjust` (what `what` says),
+// against the CPU reference: D within the accuracy bound, and not all zeros. A draw whose
+// reference is all zeros is replaced by the next, so that "not all zeros" means something: a tiny
+// problem's products can all vanish (1 x 1 x 16 w4a4: 41 seeds in 10,000 quantize A or B to zeros).
+template <class Adjust>
+void check_random_draw(const Backend& backend, const GemmProblem& problem, const std::string& what, Adjust adjust) {
+  ASSERT_TRUE(backend.can_implement(problem)) << backend.can_implement(problem).reason;
   for (int attempt = 0; attempt < 100; ++attempt) {
     const std::uint64_t seed = fresh_seed();
-    const ReferenceResult reference = reference_gemm(random_operands(problem, seed));
-    for (double s : reference.abs_sum)
-      if (s != 0) return seed;
+    GemmOperands ops = random_operands(problem, seed);
+    adjust(ops);
+    const ReferenceResult reference = reference_gemm(ops);
+    bool reference_nonzero = false;
+    for (double s : reference.abs_sum) reference_nonzero |= s != 0;
+    if (!reference_nonzero) continue;
+
+    SCOPED_TRACE(fmt::format("{} {} {} seed {}", backend.name(), problem.describe(), what, seed));
+    const std::vector<float> d = run_twice(backend, ops);
+    const VerifyResult v = verify_output(d, reference, problem, backend.accuracy());
+    EXPECT_TRUE(v.passed) << v.failure << " (" << v.violations << " over the bound, " << v.unwritten
+                          << " unwritten, " << v.non_finite << " non-finite, worst ratio "
+                          << v.worst_ratio << ")";
+    bool any_nonzero = false;
+    for (float x : d) any_nonzero |= x != 0.0f;
+    EXPECT_TRUE(any_nonzero) << "output is all zeros";
+    return;
   }
   ADD_FAILURE() << "100 random draws of " << problem.describe() << " all had an all-zero reference";
-  return 0;
-}
-
-// Runs `backend` twice on `ops`: D within the accuracy bound of the reference, and not all zeros.
-void check_against_reference(const Backend& backend, const GemmOperands& ops) {
-  const ReferenceResult reference = reference_gemm(ops);
-  const std::vector<float> d = run_twice(backend, ops);
-  const VerifyResult v = verify_output(d, reference, ops.problem, backend.accuracy());
-  EXPECT_TRUE(v.passed) << v.failure << " (" << v.violations << " over the bound, " << v.unwritten
-                        << " unwritten, " << v.non_finite << " non-finite, worst ratio "
-                        << v.worst_ratio << ")";
-  bool any_nonzero = false;
-  for (float x : d) any_nonzero |= x != 0.0f;
-  EXPECT_TRUE(any_nonzero) << "output is all zeros";
 }
 
 }  // namespace
 
 void check_random(const Backend& backend, const GemmProblem& problem, float alpha) {
-  const std::uint64_t seed = seed_with_nonzero_reference(problem);
-  SCOPED_TRACE(fmt::format("{} {} alpha {} seed {}", backend.name(), problem.describe(), alpha, seed));
-  ASSERT_TRUE(backend.can_implement(problem)) << backend.can_implement(problem).reason;
-  GemmOperands ops = random_operands(problem, seed);
-  ops.alpha = alpha;
-  check_against_reference(backend, ops);
+  check_random_draw(backend, problem, fmt::format("alpha {}", alpha), [&](GemmOperands& ops) { ops.alpha = alpha; });
 }
 
 void check_random_scaled_activations(const Backend& backend, const GemmProblem& problem, int exponent) {
   ASSERT_EQ(problem.mode, Mode::w4a16);
-  const std::uint64_t seed = seed_with_nonzero_reference(problem);
-  SCOPED_TRACE(fmt::format("{} {} activations x 2^{} seed {}", backend.name(), problem.describe(), exponent, seed));
-  ASSERT_TRUE(backend.can_implement(problem)) << backend.can_implement(problem).reason;
-  GemmOperands ops = random_operands(problem, seed);
-  for (std::uint16_t& a : ops.a_bf16.half) a = bf16_from_float(std::ldexp(bf16_to_float(a), exponent));
-  check_against_reference(backend, ops);
+  check_random_draw(backend, problem, fmt::format("activations x 2^{}", exponent), [&](GemmOperands& ops) {
+    for (std::uint16_t& a : ops.a_bf16.half) a = bf16_from_float(std::ldexp(bf16_to_float(a), exponent));
+  });
 }
 
 void check_bit_exact(const Backend& backend, const GemmProblem& problem, std::mt19937_64& rng) {
