@@ -18,7 +18,8 @@ class DecodeBackend final : public Backend {
   std::string_view summary() const override {
     return "CUDA decode kernels (M <= 32): weights streamed once through a cp.async ring, "
            "dequantized in registers by bit placement (exact), mma.sync with the tokens as the MMA's "
-           "N, split-K; w4a4: the bf16 activations quantized on the GPU in every call; sm_80+";
+           "N, split-K, programmatic dependent launch on sm_90; w4a4: the bf16 activations "
+           "quantized on the GPU in every call, staged as their block values; sm_80+";
   }
   DeviceKind device() const override { return DeviceKind::cuda; }
   Accuracy accuracy() const override { return bf16_mma_accuracy(); }

@@ -4,7 +4,9 @@
 //   instance      M <= 1 (block columns: decode_gemm.cuh step 3'), 8, 16 or 32 (decode::max_tokens_for);
 //   K-slices      enough CTAs for kWavesTarget resident waves: splits = ceil(target / N-tiles),
 //                 capped by the K-groups, and slices short enough that the A slice fits
-//                 kSliceSmemLimit of shared memory; then rebalanced so no slice is empty.
+//                 kSliceSmemLimit of shared memory; then rebalanced so no slice is empty;
+//   launch        programmatic dependent (sm_90+, dependent_launch.cuh): the kernel's start-up
+//                 and first weight copies overlap the previous kernel of the stream.
 #include "cuda/decode_gemm.hpp"
 
 #include <fmt/format.h>
@@ -14,6 +16,7 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/gpu_requirement.hpp"
 #include "cuda/decode_gemm.cuh"
+#include "cuda/dependent_launch.cuh"
 
 namespace fp4gemm::cuda {
 namespace {
@@ -28,10 +31,11 @@ constexpr int kSliceSmemLimit = 48 * 1024;
 // (h200_stop15_experiments), when the kernel was issue-bound.
 constexpr int kCtasPerSmTarget = 4;
 
-// f(the kernel instance for M <= max_tokens in `mode`): decode::with_instance's choice.
+// f(the kernel instance for M <= max_tokens): decode::with_instance's choice, A staged from bf16
+// in both modes (w4a4: A's block values, DecodePlan::a_block_values).
 template <class F>
-decltype(auto) with_kernel(Mode mode, int max_tokens, F&& f) {
-  return decode::with_instance(mode, max_tokens, [&](auto tokens, auto a_fp4) {
+decltype(auto) with_kernel(int max_tokens, F&& f) {
+  return decode::with_instance(false, max_tokens, [&](auto tokens, auto a_fp4) {
     return f(decode::decode_gemm_kernel<decltype(tokens)::value, decltype(a_fp4)::value>);
   });
 }
@@ -39,9 +43,9 @@ decltype(auto) with_kernel(Mode mode, int max_tokens, F&& f) {
 }  // namespace
 
 std::string DecodePlan::describe() const {
-  return fmt::format("M <= {}: {} x {} CTAs of {} threads, K-slices of {}, {} B smem, {} CTAs/SM",
-                     max_tokens, tiles_n, splits, decode::kThreads,
-                     groups_per_split * decode::kGroupK, smem_bytes, ctas_per_sm);
+  return fmt::format("M <= {}: {} x {} CTAs of {} threads, K-slices of {}, {} B smem, {} CTAs/SM{}",
+                     max_tokens, tiles_n, splits, decode::kThreads, groups_per_split * decode::kGroupK,
+                     smem_bytes, ctas_per_sm, dependent_launch ? ", programmatic dependent launch" : "");
 }
 
 Verdict decode_can_implement(const GemmProblem& problem) {
@@ -79,8 +83,10 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem) {
           problem.describe(), s.k, plan.splits);
   plan.smem_bytes = decode::smem_bytes(a_rows, plan.groups_per_split, problem.format == Fp4Format::mxfp4);
   plan.b_form = {decode_scale_tile_order(problem.format), true, decode_code_tile_order()};
+  plan.dependent_launch = current_device_sm() >= 90;
+  plan.a_block_values = problem.mode == Mode::w4a4;
 
-  with_kernel(problem.mode, plan.max_tokens, [&](auto kernel) {
+  with_kernel(plan.max_tokens, [&](auto kernel) {
     allow_dynamic_smem(reinterpret_cast<const void*>(kernel), plan.smem_bytes, "cuda-decode");
     FP4GEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &plan.ctas_per_sm, kernel, decode::kThreads, std::size_t(plan.smem_bytes)));
@@ -117,9 +123,8 @@ void launch_decode_gemm(const GemmProblem& problem, const DecodePlan& plan,
   p.groups_per_split = plan.groups_per_split;
   p.scale_tiles = ops.b_scale_tiles;
   const dim3 grid(unsigned(plan.tiles_n), unsigned(plan.splits));
-  with_kernel(problem.mode, plan.max_tokens, [&](auto kernel) {
-    kernel<<<grid, decode::kThreads, std::size_t(plan.smem_bytes), stream>>>(p);
-    FP4GEMM_CUDA_CHECK_LAUNCH();
+  with_kernel(plan.max_tokens, [&](auto kernel) {
+    launch_kernel(kernel, grid, decode::kThreads, plan.smem_bytes, plan.dependent_launch, stream, p);
   });
 }
 

@@ -1,14 +1,18 @@
 #pragma once
 // cuda-decode kernel: D = alpha * A B^T for small M (1..32), B block-scaled FP4 (NVFP4 or
-// MXFP4, N x K, K-major), A FP4 of the same format (w4a4) or BF16 (w4a16). A decode GEMM is a
+// MXFP4, N x K, K-major), A BF16 (w4a16, and cuda-decode's w4a4: A's block values, which the
+// GPU quantizer writes next to its codes) or FP4 of B's format (kAFp4: cuda-grouped's w4a4, whose
+// A is FP4 on the device, decoded by every CTA that stages it). A decode GEMM is a
 // stream of weight bytes, so the kernel is built around reading B once at full bandwidth with
 // as few instructions per weight as the exact dequantization allows (notes_decode.md has the
 // budget: ~4 thread instructions per weight element at the HBM rate).
 //
 // Algorithm (CTA = kWarps warps, owns kRowsPerCta rows of B and one K-slice; grid = N-tiles x
 // K-splits):
+//  0. Issue the first kStages - 1 weight groups' copies (step 2), then wait for the previous
+//     kernel of the stream (programmatic dependent launch: the CTA may start during its tail).
 //  1. Stage the K-slice of A (its M rows; fragments of rows past M are zero) into shared memory as bf16,
-//     dequantizing it first for w4a4 (exact, like the weights). Each 128-k group is stored
+//     dequantizing it first if it is FP4 (exact, like the weights). Each 128-k group is stored
 //     chunk-transposed (8-element chunk c = 4t + jj at unit 4jj + t, k order inside a chunk),
 //     rows padded by 64 bytes: the fragment loads of step 3 are conflict-free 16-byte loads.
 //  2. Warp w streams rows n0 + 16w .. +15 of B through a kStages-deep shared-memory ring, one
@@ -49,6 +53,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "cuda/dependent_launch.cuh"
 #include "cuda/kernel_args.cuh"
 #include "cuda/mma_primitives.cuh"
 #include "format/placed_codes.hpp"
@@ -384,8 +389,8 @@ __device__ __forceinline__ void block_column_result(const float (&y)[4], int shi
   }
 }
 
-// kMaxTokens: the instance (M <= kMaxTokens: 1, 8, 16 or 32). kAFp4: A is FP4 (w4a4), else bf16
-// (w4a16). kMxfp4: the format (p.mxfp4), a template parameter so that the group loop is one basic
+// kMaxTokens: the instance (M <= kMaxTokens: 1, 8, 16 or 32). kAFp4: A is FP4 (p.a_fp4), else bf16
+// (p.a_bf16). kMxfp4: the format (p.mxfp4), a template parameter so that the group loop is one basic
 // block.
 template <int kMaxTokens, bool kAFp4, bool kMxfp4>
 __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord cta, std::uint16_t* a_tile) {
@@ -427,7 +432,13 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
     mma::cp_async_commit();
     lane_stream.next_group();
   }
-  // 1. (after the first weight copies are on their way)
+  // 1. (after the first weight copies are on their way). Launched as a programmatic dependent
+  // launch (dependent_launch.cuh), the CTA may have started before the previous kernel of the
+  // stream ended: the copies above read only B, while A, the output and the split-K workspace
+  // and counters are the previous kernel's until it has completed. From here on the next kernel
+  // may start (its own weight copies then overlap this kernel's work and tail).
+  wait_for_prerequisite_grids();
+  allow_dependent_grids();
   const std::uint32_t exponent = stage_activations<kMaxTokens, kAFp4>(p, a_tile, k_begin, slice, stride);
   int shift = 0;  // the block-column instance's A slice is staged times 2^shift
   if constexpr (block_columns(kMaxTokens))
@@ -508,10 +519,11 @@ __global__ void __launch_bounds__(kThreads) decode_gemm_kernel(const Params p) {
 
 // ------------------------------------------------------------------ the instances
 // The instances of decode_cta a launcher picks from (M <= 1, 8, 16 or 32: max_tokens_for(M);
-// w4a4 or w4a16): calls f(std::integral_constant<int, kMaxTokens>, std::bool_constant<kAFp4>).
-// Host code; the launchers of cuda-decode and cuda-grouped pass each their own kernel.
+// A staged from FP4 or from bf16): calls f(std::integral_constant<int, kMaxTokens>,
+// std::bool_constant<kAFp4>). Host code; the launchers of cuda-decode and cuda-grouped pass each
+// their own kernel.
 template <class F>
-decltype(auto) with_instance(Mode mode, int max_tokens, F&& f) {
+decltype(auto) with_instance(bool a_fp4, int max_tokens, F&& f) {
   const auto with_tokens = [&](auto a_fp4) -> decltype(auto) {
     switch (max_tokens) {
       case 1: return f(std::integral_constant<int, 1>{}, a_fp4);
@@ -520,7 +532,7 @@ decltype(auto) with_instance(Mode mode, int max_tokens, F&& f) {
       default: return f(std::integral_constant<int, 8 * kMaxTokenBlocks>{}, a_fp4);
     }
   };
-  return mode == Mode::w4a4 ? with_tokens(std::true_type{}) : with_tokens(std::false_type{});
+  return a_fp4 ? with_tokens(std::true_type{}) : with_tokens(std::false_type{});
 }
 
 }  // namespace fp4gemm::cuda::decode

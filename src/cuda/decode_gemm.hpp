@@ -24,11 +24,16 @@ struct DecodePlan {
   int groups_per_split = 0;     // 128-k groups per K-slice
   int smem_bytes = 0;           // the A slice and the weight ring
   int ctas_per_sm = 0;          // occupancy, from the runtime
+  bool dependent_launch = false;  // programmatic dependent launch (sm_90+: dependent_launch.cuh)
   std::size_t workspace_floats = 0;
   std::size_t counters = 0;
   // B as prepare() uploads it: scales re-laid (decode_scale_tile_order), codes placed
   // (format/placed_codes.hpp) and re-laid (decode_code_tile_order).
   BForm b_form;
+  // w4a4: the kernel stages A's block values as bf16 (code x block scale, exact), which the
+  // GPU quantizer writes next to the codes in every call (KernelOperands), as it stages w4a16's A:
+  // no FP4 decoding of A in each of the N-tiles' CTAs.
+  bool a_block_values = false;
   std::string describe() const;  // "M <= 8: 96 x 6 CTAs of 128 threads, K-slices of 1024, ..."
 };
 

@@ -7,6 +7,8 @@
 #include <cstdint>
 
 #include "cuda/cuda_check.hpp"
+#include "cuda/dependent_launch.cuh"
+#include "cuda/gpu_requirement.hpp"
 #include "cuda/quantize_kernel.cuh"
 #include "fp4gemm/error.hpp"
 #include "fp4gemm/layout.hpp"
@@ -131,7 +133,7 @@ float measure_scale_2_on_device(const void* x, DType dtype, std::int64_t rows, s
 
 void quantize_on_device(const void* x, DType dtype, std::int64_t rows, std::int64_t cols,
                         const QuantizeOptions& options, float scale_2, DeviceFp4Tensor& out,
-                        QuantizeStatus& status, cudaStream_t stream) {
+                        QuantizeStatus& status, cudaStream_t stream, std::uint16_t* block_values) {
   const Fp4Format format = options.format;
   const int block = block_size(format);
   require_device_input(x, rows, cols, block);
@@ -164,14 +166,15 @@ void quantize_on_device(const void* x, DType dtype, std::int64_t rows, std::int6
   args.data = out.data.get();
   args.scales = out.scales.get();
   args.status = status.device_words();
+  args.block_values = block_values;
   out.scale_2 = scale_2;
 
   const std::int64_t lanes = args.padded_rows * args.padded_scale_cols * (block / kElementsPerLane);
   const std::int64_t blocks = std::min(ceil_div(lanes, kQuantizeThreads), kMaxQuantizeBlocks);
   const auto kernel = format == Fp4Format::nvfp4 ? quantize_kernel_for<Fp4Format::nvfp4>(dtype)
                                                  : quantize_kernel_for<Fp4Format::mxfp4>(dtype);
-  kernel<<<unsigned(blocks), kQuantizeThreads, 0, stream>>>(args);
-  FP4GEMM_CUDA_CHECK_LAUNCH();
+  launch_kernel(kernel, dim3(unsigned(blocks)), kQuantizeThreads, 0, current_device_sm() >= 90,
+                stream, args);
 }
 
 Fp4Tensor quantize_on_gpu(const HostMatrix& x, const QuantizeOptions& options) {

@@ -61,9 +61,13 @@ float measure_scale_2_on_device(const void* x, DType dtype, std::int64_t rows, s
 // measure_scale_2_on_device; 1 for MXFP4) and is stored in out.scale_2. Enqueued on `stream`
 // only: no allocation, no synchronization. NaN/inf in x is recorded in `status`; until the caller
 // has checked it (QuantizeStatus::throw_if_non_finite), `out` must not be trusted.
+// `block_values`, if not null (rows x cols bf16 on the device): also receives every element's
+// block value, code x block scale without scale_2 (Fp4Tensor::block_value, exact in bf16), for
+// kernels that read A as bf16 (cuda-decode's w4a4).
 void quantize_on_device(const void* x, DType dtype, std::int64_t rows, std::int64_t cols,
                         const QuantizeOptions& options, float scale_2, DeviceFp4Tensor& out,
-                        QuantizeStatus& status, cudaStream_t stream);
+                        QuantizeStatus& status, cudaStream_t stream,
+                        std::uint16_t* block_values = nullptr);
 
 // quantize(x, options) computed on the GPU: the same bytes, the same scale_2, the same errors.
 Fp4Tensor quantize_on_gpu(const HostMatrix& x, const QuantizeOptions& options = {});

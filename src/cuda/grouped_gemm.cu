@@ -21,7 +21,7 @@ namespace {
 // f(the kernel instance for M <= max_tokens in `mode`): decode::with_instance's choice.
 template <class F>
 decltype(auto) with_kernel(Mode mode, int max_tokens, F&& f) {
-  return decode::with_instance(mode, max_tokens, [&](auto tokens, auto a_fp4) {
+  return decode::with_instance(mode == Mode::w4a4, max_tokens, [&](auto tokens, auto a_fp4) {
     return f(grouped::grouped_gemm_kernel<decltype(tokens)::value, decltype(a_fp4)::value>);
   });
 }

@@ -5,18 +5,23 @@
 //                   hands out the pointers; built once in prepare(), so run() allocates nothing;
 //   KernelGemmRun   the GemmRun of a kernel family: its plan, its operands, and run() = (w4a4:
 //                   quantize the bf16 activations on the GPU, then) launch.
+// A w4a4 family reads A as FP4 (codes and scales) or, if its plan says a_block_values, as bf16
+// block values (code x block scale: exact in bf16, format/tensor.hpp), written by the same
+// quantization pass.
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
 
 #include <optional>
+#include <vector>
 
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_gemm_run.hpp"
 #include "cuda/gpu_quantize.hpp"
 #include "format/placed_codes.hpp"
 #include "format/tiles.hpp"
+#include "fp4gemm/codecs.hpp"
 #include "fp4gemm/gemm.hpp"
 
 namespace fp4gemm::cuda {
@@ -29,7 +34,7 @@ struct KernelPointers {
   const std::uint8_t* a_data = nullptr;      // w4a4
   const std::uint8_t* a_scales = nullptr;    // w4a4
   std::int64_t a_scale_bytes = 0;            // w4a4
-  const std::uint16_t* a_bf16 = nullptr;     // w4a16
+  const std::uint16_t* a_bf16 = nullptr;     // w4a16; w4a4 with a_block_values: A's block values
   float alpha = 1.0f;                        // alpha_total
   void* out = nullptr;                       // M x N of out_dtype
   float* workspace = nullptr;                // split-K partials
@@ -60,7 +65,8 @@ class KernelOperands {
   // w4a4 operands that carry the bf16 source of A (GemmOperands::a_bf16) keep it on the device:
   // then quantize_activations() requantizes A on the GPU, as a serving engine does each call.
   KernelOperands(const GemmOperands& operands, std::size_t workspace_floats, std::size_t counters,
-                 void* out, cudaStream_t stream, const BForm& b_form = BForm{})
+                 void* out, cudaStream_t stream, const BForm& b_form = BForm{},
+                 bool a_block_values = false)
       : b_(operands.b, codes_in_form(operands.b, b_form)),
         workspace_(workspace_floats),
         counters_(counters) {
@@ -68,6 +74,7 @@ class KernelOperands {
       b_scale_tiles_ = DeviceBuffer<std::uint8_t>(tile_scales(operands.b, *b_form.scale_tile_order));
     if (operands.problem.mode == Mode::w4a4) {
       a_fp4_ = DeviceFp4Tensor(operands.a_fp4);
+      if (a_block_values) a_bf16_ = DeviceBuffer<std::uint16_t>(block_values_bf16(operands.a_fp4));
       if (operands.a_bf16.rows == operands.problem.shape.m) {
         a_source_ = DeviceBuffer<std::uint16_t>(operands.a_bf16.half);
         a_quantize_ = {operands.problem.format, operands.problem.scale_layout, operands.a_fp4.scale_2, {}};
@@ -93,13 +100,15 @@ class KernelOperands {
 
   const KernelPointers& pointers() const { return pointers_; }
 
-  // w4a4 with a bf16 source: quantizes it into A's FP4 buffers on `stream` (no allocation, no
-  // synchronization: part of the timed call and capturable). The same bytes as the host
-  // quantizer (gpu_quantize.hpp), so results do not change. A no-op otherwise.
+  // w4a4 with a bf16 source: quantizes it into A's FP4 buffers (and its block values, if the
+  // family reads them) on `stream` (no allocation, no synchronization: part of the timed call
+  // and capturable). The same bytes as the host quantizer (gpu_quantize.hpp), so results do not
+  // change. A no-op otherwise.
   void quantize_activations(cudaStream_t stream) {
     if (!quantize_status_) return;
     quantize_on_device(a_source_.get(), DType::bf16, a_fp4_.rows, a_fp4_.cols, a_quantize_,
-                       a_quantize_.scale_2.value_or(1.0f), a_fp4_, *quantize_status_, stream);
+                       a_quantize_.scale_2.value_or(1.0f), a_fp4_, *quantize_status_, stream,
+                       a_bf16_.get());
   }
   // Throws InvalidArgument if a quantization saw NaN/inf (waits for `stream`).
   void check_activations(cudaStream_t stream) const {
@@ -107,10 +116,19 @@ class KernelOperands {
   }
 
  private:
+  // t's block values (Fp4Tensor::block_value) as bf16, row-major: exact.
+  static std::vector<std::uint16_t> block_values_bf16(const Fp4Tensor& t) {
+    std::vector<std::uint16_t> values(std::size_t(t.rows * t.cols));
+    for (std::int64_t r = 0; r < t.rows; ++r)
+      for (std::int64_t k = 0; k < t.cols; ++k)
+        values[std::size_t(r * t.cols + k)] = bf16_from_float(t.block_value(r, k));
+    return values;
+  }
+
   DeviceFp4Tensor b_;
   DeviceBuffer<std::uint8_t> b_scale_tiles_;
   DeviceFp4Tensor a_fp4_;
-  DeviceBuffer<std::uint16_t> a_bf16_;
+  DeviceBuffer<std::uint16_t> a_bf16_;    // w4a16: A; w4a4 with a_block_values: A's block values
   DeviceBuffer<std::uint16_t> a_source_;  // w4a4: the bf16 activations quantized by each call
   QuantizeOptions a_quantize_;
   std::optional<QuantizeStatus> quantize_status_;
@@ -128,6 +146,15 @@ BForm b_form_of(const Plan& plan) {
     return {};
 }
 
+// Whether a family's plan reads w4a4's A as bf16 block values (a member a_block_values).
+template <class Plan>
+bool a_block_values_of(const Plan& plan) {
+  if constexpr (requires { plan.a_block_values; })
+    return plan.a_block_values;
+  else
+    return false;
+}
+
 // Plan: the family's launch plan, with workspace_floats and counters (and, if the kernel reads
 // B in another form, b_form). Launch: its launcher.
 template <class Plan, void (*Launch)(const GemmProblem&, const Plan&, const KernelPointers&, cudaStream_t)>
@@ -137,7 +164,7 @@ class KernelGemmRun final : public DeviceGemmRun {
       : DeviceGemmRun(operands.problem),
         plan_(plan),
         operands_(operands, plan.workspace_floats, plan.counters, output_ptr(), stream(),
-                  b_form_of(plan_)) {}
+                  b_form_of(plan_), a_block_values_of(plan_)) {}
 
   void run() override {
     operands_.quantize_activations(stream());

@@ -16,6 +16,9 @@
 // quantize_kernel, one scale block (16 NVFP4 / 32 MXFP4 elements) per group of kLanes = 1 / 2
 // consecutive lanes, each lane owning 16 consecutive elements (one lane per NVFP4 block: the
 // scale, an fp32 division and two E4M3 conversions, is computed once per 16 elements):
+//   0. launched as a programmatic dependent launch (sm_90+, dependent_launch.cuh), wait for the
+//      previous kernel of the stream before touching memory, then let the next kernel start (a
+//      w4a4 decode GEMM's first weight copies overlap this kernel);
 //   1. task t -> (row r, scale column kb, part p of the block) over the scale grid padded to the
 //      layout (swizzled: rows to 128, scale columns to 4; linear: no padding); consecutive tasks
 //      read consecutive pieces of a row, so a warp's loads cover one contiguous span. A padding
@@ -26,7 +29,9 @@
 //   4. scale code and divisor (quantize_rules.hpp); part 0 writes the scale byte at
 //      scale_offset(layout, r, kb);
 //   5. 16 E2M1 codes fp4_code(x, divisor) packed into 8 bytes (element 2i in the low nibble of
-//      byte i), one 8-byte store: a warp stores 256 contiguous bytes.
+//      byte i), one 8-byte store: a warp stores 256 contiguous bytes;
+//   6. if block_values is given: the 16 elements' block values e2m1(code) x block scale (no
+//      scale_2; exact in fp32, and in bf16: 2 x 4 significant bits) as bf16, two 16-byte stores.
 //
 // Bytes, 16384 x 6144 NVFP4 from bf16 (a large GLM-5 activation): read 201.3 MB, write 50.3 MB of
 // codes and 6.3 MB of scales, 257.9 MB: ~60 us at the 4.3 TB/s measured on the H200. A measured
@@ -41,6 +46,7 @@
 
 #include <cstdint>
 
+#include "cuda/dependent_launch.cuh"
 #include "cuda/quantize_status.hpp"
 #include "format/quantize_rules.hpp"
 #include "fp4gemm/codecs.hpp"
@@ -63,6 +69,7 @@ struct QuantizeArgs {
   std::uint8_t* data;              // rows x cols/2 bytes
   std::uint8_t* scales;            // scale_bytes(layout, rows, cols / block) bytes
   QuantizeStatusWords* status;
+  std::uint16_t* block_values;     // optional (nullptr): rows x cols bf16, step 6
 };
 
 template <DType D>
@@ -153,6 +160,8 @@ __global__ void __launch_bounds__(kQuantizeThreads) quantize_kernel(QuantizeArgs
   constexpr int kLanes = kBlock / kElementsPerLane;  // 1 (NVFP4) or 2 (MXFP4)
   static_assert(kBlock % kElementsPerLane == 0 && 32 % kLanes == 0,
                 "a scale block is whole lanes of one warp");
+  wait_for_prerequisite_grids();  // 0.
+  allow_dependent_grids();
   const std::int64_t scale_cols = a.cols / kBlock;
   const std::int64_t tasks = a.padded_rows * a.padded_scale_cols * kLanes;
   // A group's kLanes lanes share one block: the grid stride and blockDim are multiples of 32, so
@@ -189,6 +198,19 @@ __global__ void __launch_bounds__(kQuantizeThreads) quantize_kernel(QuantizeArgs
       packed |= static_cast<unsigned long long>(fp4_code(v[i], divisor)) << (4 * i);
     // column0 is a multiple of 16 and cols/2 of 8: the 8-byte store is aligned.
     *reinterpret_cast<unsigned long long*>(a.data + (r * a.cols + column0) / 2) = packed;
+    if (a.block_values) {  // 6.
+      const float block_scale = F == Fp4Format::nvfp4 ? e4m3_to_float(scale) : ue8m0_to_float(scale);
+      std::uint32_t pairs[kElementsPerLane / 2];
+#pragma unroll
+      for (int i = 0; i < kElementsPerLane; ++i) {
+        const std::uint32_t value =
+            bf16_from_float(e2m1_to_float(std::uint8_t((packed >> (4 * i)) & 0xFu)) * block_scale);
+        pairs[i / 2] = i % 2 == 0 ? value : pairs[i / 2] | value << 16;
+      }
+      uint4* out = reinterpret_cast<uint4*>(a.block_values + r * a.cols + column0);
+      out[0] = make_uint4(pairs[0], pairs[1], pairs[2], pairs[3]);
+      out[1] = make_uint4(pairs[4], pairs[5], pairs[6], pairs[7]);
+    }
   }
 }
 

@@ -3,10 +3,13 @@
 // of the 64-row CTA tile (1, 65, 131), K of one block, K = block * odd (not a multiple of the
 // 128-k group nor of 32 for NVFP4), and K large enough for many K-slices (split-K); fresh random
 // operands (shared checks: tests/cuda/kernel_checks.hpp); activations near the ends of bf16's
-// range; bit-exact on representable operands; and the admission rules.
+// range; bit-exact on representable operands; back-to-back calls (dependent launches); and the
+// admission rules.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 
@@ -79,6 +82,33 @@ TEST(DecodeGemmActivationRange, ActivationsFrom2ToTheMinus90To2ToThe90) {
         test::check_random_scaled_activations(decode(), problem_of(c, m, 768, 384 * b), exponent);
       }
   }
+}
+
+// Calls enqueued back to back without synchronization (a decode step's chain): on sm_90 each is a
+// programmatic dependent launch that starts during the previous one's tail, and must still wait
+// for it before touching A, the output and the split-K workspace and counters. A call that ran
+// ahead would corrupt a counter and leave an N-tile unwritten or summed from a partial workspace,
+// in that call or any later one: the run after the chain must give the first run's bits. Split-K
+// shapes of the M = 1 and the M <= 16 instances, both modes (w4a4 quantizes A in each call).
+TEST(DecodeGemmChain, BackToBackCallsGiveTheBitsOfOneCall) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  for (Mode mode : {Mode::w4a16, Mode::w4a4})
+    for (std::int64_t m : {1, 16}) {
+      const GemmProblem problem = problem_of({mode, Fp4Format::nvfp4, ScaleLayout::linear, DType::f32}, m, 768, 6144);
+      const std::uint64_t seed = test::fresh_seed();
+      SCOPED_TRACE(fmt::format("{} seed {}", problem.describe(), seed));
+      const std::unique_ptr<GemmRun> run = decode().prepare(random_operands(problem, seed));
+      run->poison_output();
+      run->run();
+      const std::vector<float> once = run->output();
+      for (int i = 0; i < 200; ++i) run->run();
+      run->poison_output();
+      run->run();
+      const std::vector<float> after_chain = run->output();
+      ASSERT_EQ(once.size(), after_chain.size());
+      EXPECT_EQ(0, std::memcmp(once.data(), after_chain.data(), once.size() * sizeof(float)))
+          << "the call after 200 back-to-back calls gave other bits";
+    }
 }
 
 // ------------------------------------------------------------------ admission (no GPU needed)

@@ -13,10 +13,12 @@
 #include <vector>
 
 #include "cuda/gpu_quantize.hpp"
+#include "fp4gemm/codecs.hpp"
 #include "fp4gemm/device.hpp"
 #include "fp4gemm/error.hpp"
 #include "fp4gemm/layout.hpp"
 #include "fp4gemm/quantize.hpp"
+#include "fp4gemm/tensor.hpp"
 
 namespace fp4gemm::cuda {
 namespace {
@@ -334,6 +336,48 @@ TEST_F(GpuQuantize, WritesEveryOutputByteIncludingPadding) {
             expect_same_tensor(download_fp4_tensor(out), cpu);
           }
         }
+}
+
+// The block values quantize_on_device writes on request (cuda-decode's w4a4 reads A as them):
+// every element's code x block scale of the CPU's tensor, bit for bit, into a buffer poisoned
+// with NaN; the FP4 output is unchanged by the request.
+TEST_F(GpuQuantize, WritesTheBlockValuesOfItsCodes) {
+  Stream stream;
+  for (Data kind : {Data::normal_outliers, Data::adversarial, Data::huge})
+    for (DType dtype : {DType::bf16, DType::f32})
+      for (Fp4Format format : kFormats)
+        for (ScaleLayout layout : kLayouts)
+          for (std::int64_t rows : {1, 3, 130}) {
+            const std::int64_t cols = 5 * block_size(format);
+            SCOPED_TRACE(describe(kind, dtype, format, layout, rows, cols, seed_));
+            const HostMatrix x = make_input(kind, dtype, rows, cols, block_size(format), rng_);
+            const QuantizeOptions options{format, layout, {}, {}};
+            const Fp4Tensor cpu = quantize(x, options);
+            const DeviceBuffer<std::uint8_t> input = upload_matrix(x, stream.get());
+            DeviceFp4Tensor out = make_device_fp4_tensor(format, layout, rows, cols);
+            DeviceBuffer<std::uint16_t> values(std::size_t(rows * cols));
+            values.fill_bytes(0xFF, stream.get());
+            QuantizeStatus status(stream.get());
+            quantize_on_device(input.get(), dtype, rows, cols, options, cpu.scale_2, out, status,
+                               stream.get(), values.get());
+            status.throw_if_non_finite(stream.get());
+            expect_same_tensor(download_fp4_tensor(out), cpu);
+            const std::vector<std::uint16_t> got = values.download();
+            int mismatches = 0, nonzero = 0;
+            for (std::int64_t r = 0; r < rows; ++r)
+              for (std::int64_t k = 0; k < cols; ++k) {
+                const std::uint16_t want = bf16_from_float(cpu.block_value(r, k));
+                const std::uint16_t have = got[std::size_t(r * cols + k)];
+                nonzero += (have & 0x7FFF) != 0;
+                if (have != want && ++mismatches <= 5)
+                  ADD_FAILURE() << "(" << r << ", " << k << "): bf16 0x" << std::hex << have
+                                << ", want 0x" << want << std::dec;
+              }
+            EXPECT_EQ(mismatches, 0);
+            if (kind != Data::adversarial) {
+              EXPECT_GT(nonzero, 0) << "all block values zero";
+            }
+          }
 }
 
 // The activation-quantization use: quantize_on_device captured into a CUDA graph (which fails on
