@@ -61,7 +61,8 @@ class KernelOperands {
  public:
   // Uploads B and A (FP4 for w4a4, bf16 for w4a16), allocates `workspace_floats` floats and
   // `counters` zeroed ints (the kernels return every counter to zero themselves), with B's codes
-  // and scales in the forms `b_form` asks for.
+  // and scales in the forms `b_form` asks for; with `a_block_values`, w4a4's A also as bf16 block
+  // values (from the host tensor here, then from each requantization).
   // w4a4 operands that carry the bf16 source of A (GemmOperands::a_bf16) keep it on the device:
   // then quantize_activations() requantizes A on the GPU, as a serving engine does each call.
   KernelOperands(const GemmOperands& operands, std::size_t workspace_floats, std::size_t counters,
