@@ -52,4 +52,7 @@ struct Fp4Tensor {
   void validate() const;
 };
 
+// Every element's block_value, rows x cols row-major fp32 (exact; scale_2 left out).
+std::vector<float> block_values(const Fp4Tensor& t);
+
 }  // namespace fp4gemm

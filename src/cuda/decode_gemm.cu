@@ -83,7 +83,7 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem) {
           problem.describe(), s.k, plan.splits);
   plan.smem_bytes = decode::smem_bytes(a_rows, plan.groups_per_split, problem.format == Fp4Format::mxfp4);
   plan.b_form = {decode_scale_tile_order(problem.format), true, decode_code_tile_order()};
-  plan.dependent_launch = current_device_sm() >= 90;
+  plan.dependent_launch = dependent_launch_supported();
   plan.a_block_values = problem.mode == Mode::w4a4;
 
   with_kernel(plan.max_tokens, [&](auto kernel) {

@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "cuda/cuda_check.hpp"
+#include "cuda/gpu_requirement.hpp"
 
 namespace fp4gemm::cuda {
 
@@ -34,8 +35,11 @@ __device__ __forceinline__ void allow_dependent_grids() {
 #endif
 }
 
+// Whether the current device takes the launch attribute (sm_90+).
+inline bool dependent_launch_supported() { return current_device_sm() >= 90; }
+
 // Launches kernel<<<grid, threads, smem_bytes, stream>>>(args...), as a programmatic dependent
-// launch when `dependent` (callers pass current_device_sm() >= 90: the attribute needs sm_90).
+// launch when `dependent` (callers pass dependent_launch_supported()).
 template <class... Params, class... Args>
 void launch_kernel(void (*kernel)(Params...), dim3 grid, int threads, int smem_bytes, bool dependent,
                    cudaStream_t stream, Args&&... args) {

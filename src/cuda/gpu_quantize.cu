@@ -8,7 +8,6 @@
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/dependent_launch.cuh"
-#include "cuda/gpu_requirement.hpp"
 #include "cuda/quantize_kernel.cuh"
 #include "fp4gemm/error.hpp"
 #include "fp4gemm/layout.hpp"
@@ -173,7 +172,7 @@ void quantize_on_device(const void* x, DType dtype, std::int64_t rows, std::int6
   const std::int64_t blocks = std::min(ceil_div(lanes, kQuantizeThreads), kMaxQuantizeBlocks);
   const auto kernel = format == Fp4Format::nvfp4 ? quantize_kernel_for<Fp4Format::nvfp4>(dtype)
                                                  : quantize_kernel_for<Fp4Format::mxfp4>(dtype);
-  launch_kernel(kernel, dim3(unsigned(blocks)), kQuantizeThreads, 0, current_device_sm() >= 90,
+  launch_kernel(kernel, dim3(unsigned(blocks)), kQuantizeThreads, 0, dependent_launch_supported(),
                 stream, args);
 }
 

@@ -14,15 +14,15 @@
 #include <cstdint>
 
 #include <optional>
-#include <vector>
 
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_gemm_run.hpp"
 #include "cuda/gpu_quantize.hpp"
 #include "format/placed_codes.hpp"
 #include "format/tiles.hpp"
-#include "fp4gemm/codecs.hpp"
 #include "fp4gemm/gemm.hpp"
+#include "fp4gemm/matrix.hpp"
+#include "fp4gemm/tensor.hpp"
 
 namespace fp4gemm::cuda {
 
@@ -75,7 +75,11 @@ class KernelOperands {
       b_scale_tiles_ = DeviceBuffer<std::uint8_t>(tile_scales(operands.b, *b_form.scale_tile_order));
     if (operands.problem.mode == Mode::w4a4) {
       a_fp4_ = DeviceFp4Tensor(operands.a_fp4);
-      if (a_block_values) a_bf16_ = DeviceBuffer<std::uint16_t>(block_values_bf16(operands.a_fp4));
+      if (a_block_values) {  // exact values: the bf16 rounding changes none
+        const Fp4Tensor& a = operands.a_fp4;
+        a_bf16_ = DeviceBuffer<std::uint16_t>(
+            HostMatrix::from_f32(a.rows, a.cols, block_values(a)).converted(DType::bf16).half);
+      }
       if (operands.a_bf16.rows == operands.problem.shape.m) {
         a_source_ = DeviceBuffer<std::uint16_t>(operands.a_bf16.half);
         a_quantize_ = {operands.problem.format, operands.problem.scale_layout, operands.a_fp4.scale_2, {}};
@@ -117,15 +121,6 @@ class KernelOperands {
   }
 
  private:
-  // t's block values (Fp4Tensor::block_value) as bf16, row-major: exact.
-  static std::vector<std::uint16_t> block_values_bf16(const Fp4Tensor& t) {
-    std::vector<std::uint16_t> values(std::size_t(t.rows * t.cols));
-    for (std::int64_t r = 0; r < t.rows; ++r)
-      for (std::int64_t k = 0; k < t.cols; ++k)
-        values[std::size_t(r * t.cols + k)] = bf16_from_float(t.block_value(r, k));
-    return values;
-  }
-
   DeviceFp4Tensor b_;
   DeviceBuffer<std::uint8_t> b_scale_tiles_;
   DeviceFp4Tensor a_fp4_;

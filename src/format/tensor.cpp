@@ -47,6 +47,13 @@ float Fp4Tensor::block_value(std::int64_t r, std::int64_t k) const {
   return e2m1_to_float(code(r, k)) * decode_scale(format, scale_code(r, k / block_size(format)));
 }
 
+std::vector<float> block_values(const Fp4Tensor& t) {
+  std::vector<float> v(std::size_t(t.rows * t.cols));
+  for (std::int64_t r = 0; r < t.rows; ++r)
+    for (std::int64_t k = 0; k < t.cols; ++k) v[std::size_t(r * t.cols + k)] = t.block_value(r, k);
+  return v;
+}
+
 void Fp4Tensor::validate() const {
   require(rows >= 1, "tensor rows = {} must be at least 1", rows);
   require_block_multiple(cols, format);
