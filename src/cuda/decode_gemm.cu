@@ -2,7 +2,8 @@
 //
 // Plan (printable through DecodePlan::describe):
 //   instance      M <= 1 (block columns: decode_gemm.cuh step 3'), 8, 16 or 32 (decode::max_tokens_for);
-//   K-slices      enough CTAs for kWavesTarget resident waves: splits = ceil(target / N-tiles),
+//   K-slices      enough CTAs for kCtasPerSmTarget per SM: splits = ceil(target / (N-tiles x the
+//                 GEMMs of the launch)),
 //                 capped by the K-groups, and slices short enough that the A slice fits
 //                 kSliceSmemLimit of shared memory; then rebalanced so no slice is empty;
 //   launch        programmatic dependent (sm_90+, dependent_launch.cuh): the kernel's start-up
@@ -60,7 +61,8 @@ Verdict decode_kernel_image_present() {
   return kernel_image_present(reinterpret_cast<const void*>(decode::decode_gemm_kernel<8, false>), "cuda-decode");
 }
 
-DecodePlan plan_decode_gemm(const GemmProblem& problem) {
+DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_launch) {
+  require(gemms_per_launch >= 1, "gemms_per_launch = {} must be >= 1", gemms_per_launch);
   const Verdict verdict = decode_can_implement(problem);
   if (!verdict) throw InvalidArgument(verdict.reason);
   const GemmShape& s = problem.shape;
@@ -75,8 +77,9 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem) {
   int max_groups = 1;
   while (decode::a_tile_bytes(a_rows, max_groups + 1) <= kSliceSmemLimit) ++max_groups;
   const std::int64_t sms = current_device_attribute(cudaDevAttrMultiProcessorCount);
+  const std::int64_t gemm_tiles = tiles_n * gemms_per_launch;
   std::int64_t splits = std::clamp<std::int64_t>(
-      (sms * kCtasPerSmTarget + tiles_n - 1) / tiles_n, 1, plan.k_groups);
+      (sms * kCtasPerSmTarget + gemm_tiles - 1) / gemm_tiles, 1, plan.k_groups);
   plan.groups_per_split = int(std::min<std::int64_t>((plan.k_groups + splits - 1) / splits, max_groups));
   plan.splits = (plan.k_groups + plan.groups_per_split - 1) / plan.groups_per_split;
   require(plan.splits <= 65535, "{}: K = {} needs {} K-slices, above the grid limit of 65535",

@@ -348,19 +348,13 @@ __device__ __forceinline__ void store_output(const Params& p, std::int64_t token
 // the last CTA of the N-tile, false in the others.
 template <int MT>
 __device__ bool reduce_splits(const Params& p, CtaCoord cta, float (&acc)[MT][4]) {
-  __shared__ bool last;
   const int splits = cta.splits, tile = cta.tile, tid = int(threadIdx.x);
   float4* tile_ws = reinterpret_cast<float4*>(p.workspace) + std::int64_t(tile) * splits * MT * kThreads;
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt)
     __stcg(tile_ws + (std::int64_t(cta.split) * MT + mt) * kThreads + tid,
            make_float4(acc[mt][0], acc[mt][1], acc[mt][2], acc[mt][3]));
-  __threadfence();
-  __syncthreads();
-  if (tid == 0) last = atomicAdd(&p.counters[tile], 1) == splits - 1;
-  __syncthreads();
-  if (!last) return false;
-  __threadfence();
+  if (!last_to_arrive(&p.counters[tile], splits)) return false;
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt) {
     const float4 sum = sum_partials(tile_ws + mt * kThreads + tid, std::int64_t(MT) * kThreads, splits);

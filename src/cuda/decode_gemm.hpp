@@ -41,8 +41,10 @@ struct DecodePlan {
 Verdict decode_can_implement(const GemmProblem& problem);
 // Whether this build holds machine code of the kernels for the current device.
 Verdict decode_kernel_image_present();
-// Throws InvalidArgument when decode_can_implement refuses the problem.
-DecodePlan plan_decode_gemm(const GemmProblem& problem);
+// Throws InvalidArgument when decode_can_implement refuses the problem. `gemms_per_launch`: how
+// many GEMMs of this shape one launch runs side by side (cuda-grouped: the experts expected to
+// receive tokens); the K-splits are planned so that all of them together give the CTAs wanted.
+DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_launch = 1);
 // The order in which prepare() re-lays B's scales for the decode kernels (format/tiles.hpp):
 // one tile per 16 rows (a warp's) x 128 k (a group), lane (g, t)'s bytes together: NVFP4 128
 // bytes, byte (r, j) at 4 (4 (r % 8) + j / 2) + 2 (r / 8) + j % 2; MXFP4 64 bytes, byte (r, j) at

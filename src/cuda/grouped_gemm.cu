@@ -1,10 +1,9 @@
 // Host launcher of the cuda-grouped kernels.
 //
 // Plan: one expert's GEMM at its largest chunk, M = min(bound, 32), is planned by the decode
-// planner (kernel instance, N-tiles, K-splits, shared memory), and the grid repeats it for every
-// expert (grid z). The plan is the one a single GEMM of that size would use; with many experts
-// the grid holds more CTAs than needed to fill the GPU, which costs nothing but the split-K
-// partial sums. Bounds above 32 take ceil(bound / 32) rounds (launches).
+// planner (kernel instance, N-tiles, K-splits, shared memory) as one of experts /
+// kExpertShareDivisor GEMMs in the launch, and the grid repeats it for every expert (grid z).
+// Bounds above 32 take ceil(bound / 32) rounds (launches).
 #include "cuda/grouped_gemm.hpp"
 
 #include <fmt/format.h>
@@ -17,6 +16,14 @@
 
 namespace fp4gemm::cuda {
 namespace {
+
+// The K-splits are planned as if experts / kExpertShareDivisor experts receive tokens: the
+// launch's CTAs of all of them fill the GPU (32 experts x 1 token x 4096 x 6144: 134.2 us,
+// bench/results/h200_decode_fixed_cost; 167.5 us in stop 15 with each expert planned alone,
+// bench/results/h200_decode_v8, whose 6-group K-slices paid a split-K sum and an A staging every
+// 6 groups), while a routing that leaves only a quarter of the experts with tokens still finds
+// as many CTAs as one dense GEMM would have.
+constexpr std::int64_t kExpertShareDivisor = 4;
 
 // f(the kernel instance for M <= max_tokens in `mode`): decode::with_instance's choice.
 template <class F>
@@ -46,7 +53,7 @@ GroupedPlan plan_grouped_gemm(const GemmProblem& expert, std::int64_t experts,
   GroupedPlan plan;
   plan.expert = expert;
   plan.expert.shape.m = std::clamp<std::int64_t>(max_tokens_per_expert, 1, kDecodeMaxM);
-  plan.decode = plan_decode_gemm(plan.expert);
+  plan.decode = plan_decode_gemm(plan.expert, std::max<std::int64_t>(1, experts / kExpertShareDivisor));
   plan.experts = experts;
   plan.max_tokens_per_expert = max_tokens_per_expert;
   const std::int64_t chunk = plan.decode.max_tokens;

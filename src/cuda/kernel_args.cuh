@@ -1,7 +1,7 @@
 #pragma once
 // The arguments every FP4 GEMM kernel of fp4gemm takes (each family's Params adds its launch
 // geometry), filled from a problem and its device pointers; the scale-addressing property both
-// families rely on; and the split-K partial sum both use.
+// families rely on; and the split-K handshake and partial sum both use.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -64,6 +64,24 @@ constexpr bool scale_offsets_separate() {
   return true;
 }
 static_assert(scale_offsets_separate(), "the kernels' scale addressing assumes this of layout.hpp");
+
+// Split-K handshake, called by every thread of a CTA after it stored its partials: true in the CTA
+// that arrives last of `splits` at `counter`, which may then read the others' partials. One thread
+// counts, after a barrier, with an acq_rel atomic: its release orders the CTA's stores (made its
+// own by the barrier: cumulativity) before the count, its acquire the last CTA's partial loads
+// (after the second barrier) after the other CTAs' counts. One round trip; a __threadfence in
+// every thread before the count cost another (bench/results/h200_decode_fixed_cost).
+__device__ __forceinline__ bool last_to_arrive(int* counter, int splits) {
+  __shared__ bool last;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int before;
+    asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;\n" : "=r"(before) : "l"(counter) : "memory");
+    last = before == splits - 1;
+  }
+  __syncthreads();
+  return last;
+}
 
 // The sum of `count` float4 partials first[s * stride], s = 0 .. count-1, added in split order
 // (so runs are bit-reproducible), kBatch loads in flight: one dependent L2 round trip per

@@ -202,7 +202,6 @@ __device__ __forceinline__ std::uint32_t step_codes(uint2 codes, int s) {
 template <class Cfg, bool kAFp4>
 __global__ void __launch_bounds__(Cfg::kThreads) mma_gemm_kernel(const Params p) {
   extern __shared__ __align__(128) std::uint8_t smem[];
-  __shared__ int last_split;  // split-K: whether this CTA reduces the tile
 
   const int tid = int(threadIdx.x), lane = tid % 32, warp = tid / 32;
   const int warp_m = warp / Cfg::WARPS_N, warp_n = warp % Cfg::WARPS_N;
@@ -344,12 +343,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) mma_gemm_kernel(const Params p)
       for (int j = 0; j < Cfg::kMmaN; ++j)
         mine[(i * Cfg::kMmaN + j) * Cfg::kThreads + tid] =
             make_float4(acc[i][j][0], acc[i][j][1], acc[i][j][2], acc[i][j][3]);
-    __threadfence();  // partials visible device-wide before the count says so
-    __syncthreads();
-    if (tid == 0) last_split = atomicAdd(&p.counters[tile], 1) == splits - 1;
-    __syncthreads();
-    if (!last_split) return;
-    __threadfence();
+    if (!last_to_arrive(&p.counters[tile], splits)) return;
     // Sum in split order (deterministic).
 #pragma unroll
     for (int i = 0; i < Cfg::kMmaM; ++i)

@@ -31,7 +31,10 @@
 //   5. 16 E2M1 codes fp4_code(x, divisor) packed into 8 bytes (element 2i in the low nibble of
 //      byte i), one 8-byte store: a warp stores 256 contiguous bytes;
 //   6. if block_values is given: the 16 elements' block values e2m1(code) x block scale (no
-//      scale_2; exact in fp32, and in bf16: 2 x 4 significant bits) as bf16, two 16-byte stores.
+//      scale_2; exact in bf16: 2 x 4 significant bits) as bf16, by the kernels' own FP4 decode
+//      (mma::e2m1x4_to_bf16: byte permutes and one bf16x2 multiply per code pair; a decode
+//      through e2m1_to_float's table put the table in local memory and took the kernel from 4.5
+//      to 6.8 us at 16 x 6144, notes_decode.md v9), two 16-byte stores.
 //
 // Bytes, 16384 x 6144 NVFP4 from bf16 (a large GLM-5 activation): read 201.3 MB, write 50.3 MB of
 // codes and 6.3 MB of scales, 257.9 MB: ~60 us at the 4.3 TB/s measured on the H200. A measured
@@ -47,6 +50,7 @@
 #include <cstdint>
 
 #include "cuda/dependent_launch.cuh"
+#include "cuda/mma_primitives.cuh"
 #include "cuda/quantize_status.hpp"
 #include "format/quantize_rules.hpp"
 #include "fp4gemm/codecs.hpp"
@@ -199,14 +203,11 @@ __global__ void __launch_bounds__(kQuantizeThreads) quantize_kernel(QuantizeArgs
     // column0 is a multiple of 16 and cols/2 of 8: the 8-byte store is aligned.
     *reinterpret_cast<unsigned long long*>(a.data + (r * a.cols + column0) / 2) = packed;
     if (a.block_values) {  // 6.
-      const float block_scale = F == Fp4Format::nvfp4 ? e4m3_to_float(scale) : ue8m0_to_float(scale);
-      std::uint32_t pairs[kElementsPerLane / 2];
+      const std::uint32_t scale2 = mma::scale_to_bf16x2(F == Fp4Format::mxfp4, scale);
+      std::uint32_t pairs[kElementsPerLane / 2];  // (element 2i, 2i + 1), the lower in the low half
 #pragma unroll
-      for (int i = 0; i < kElementsPerLane; ++i) {
-        const std::uint32_t value =
-            bf16_from_float(e2m1_to_float(std::uint8_t((packed >> (4 * i)) & 0xFu)) * block_scale);
-        pairs[i / 2] = i % 2 == 0 ? value : pairs[i / 2] | value << 16;
-      }
+      for (int i = 0; i < kElementsPerLane / 4; ++i)
+        mma::e2m1x4_to_bf16(std::uint32_t(packed >> (16 * i)), scale2, pairs[2 * i], pairs[2 * i + 1]);
       uint4* out = reinterpret_cast<uint4*>(a.block_values + r * a.cols + column0);
       out[0] = make_uint4(pairs[0], pairs[1], pairs[2], pairs[3]);
       out[1] = make_uint4(pairs[4], pairs[5], pairs[6], pairs[7]);

@@ -17,6 +17,7 @@
 
 #include "cuda/decode_gemm.hpp"
 #include "cuda/kernel_checks.hpp"
+#include "expect_error.hpp"
 #include "fp4gemm/backend.hpp"
 #include "fp4gemm/device.hpp"
 #include "fp4gemm/gemm.hpp"
@@ -109,6 +110,19 @@ TEST(DecodeGemmChain, BackToBackCallsGiveTheBitsOfOneCall) {
       EXPECT_EQ(0, std::memcmp(once.data(), after_chain.data(), once.size() * sizeof(float)))
           << "the call after 200 back-to-back calls gave other bits";
     }
+}
+
+// The K-splits fill the GPU with every GEMM of the launch (cuda-grouped's experts): more GEMMs,
+// fewer splits each, down to one; zero GEMMs is refused.
+TEST(DecodeGemmPlan, KSplitsCountEveryGemmOfTheLaunch) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  const GemmProblem problem{{1, 4096, 6144}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::linear, DType::bf16};
+  const cuda::DecodePlan one = cuda::plan_decode_gemm(problem), eight = cuda::plan_decode_gemm(problem, 8);
+  EXPECT_GT(one.splits, 1);
+  EXPECT_LT(eight.splits, one.splits);
+  EXPECT_EQ(cuda::plan_decode_gemm(problem, 100000).splits, 1);
+  test::expect_error<InvalidArgument>([&] { cuda::plan_decode_gemm(problem, 0); },
+                                      "gemms_per_launch = 0 must be >= 1");
 }
 
 // ------------------------------------------------------------------ admission (no GPU needed)

@@ -4,8 +4,8 @@
 // second round), counts on the chunk boundaries, N not a multiple of the 64-row tile and K with
 // many K-slices (split-K per expert). Output poisoned before each run, checked within the
 // backend's accuracy bound, not all zero, and the same bits on a second run. Also: int64
-// offsets, a bound above the counts (extra rounds with nothing to do), and an expert over the
-// bound reported by name.
+// offsets, a bound above the counts (extra rounds with nothing to do), an expert over the
+// bound reported by name, and 16 experts whose K-splits are planned together.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -15,7 +15,9 @@
 #include <fmt/format.h>
 
 #include "check/verify.hpp"
+#include "cuda/decode_gemm.hpp"
 #include "cuda/grouped_backend.hpp"
+#include "cuda/grouped_gemm.hpp"
 #include "cuda/kernel_checks.hpp"
 #include "expect_error.hpp"
 #include "fp4gemm/device.hpp"
@@ -113,6 +115,18 @@ TEST_F(GroupedKernelOptions, AnExpertOverTheBoundIsReported) {
   run->synchronize();
   test::expect_error<Error>([&] { run->output(); },
                             "expert 1 received more than max_tokens_per_expert = 8 tokens");
+}
+
+// Many experts: the launch's K-splits are planned for a quarter of them together, fewer than one
+// expert planned alone gets; each expert still sums its own splits.
+TEST_F(GroupedKernelOptions, ManyExpertsShareTheKSplitsOfTheLaunch) {
+  const GroupedProblem problem =
+      grouped_of(combo, {1, 0, 3, 16, 2, 0, 5, 1, 8, 0, 1, 4, 2, 7, 0, 3}, 200, 6144);
+  const GemmProblem expert{{16, 200, 6144}, combo.mode, combo.format, combo.layout, combo.out};
+  EXPECT_LT(cuda::plan_grouped_gemm(expert, 16, 16).decode.splits, cuda::plan_decode_gemm(expert).splits);
+  const GroupedOperands ops = random_grouped_operands(problem, 33);
+  check_run(*cuda::prepare_grouped_kernel(ops, {false, std::nullopt}), ops,
+            find_grouped_backend("cuda-grouped").accuracy());
 }
 
 }  // namespace
