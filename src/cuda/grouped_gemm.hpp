@@ -19,7 +19,8 @@ inline constexpr std::int64_t kMaxGroupedExperts = 65535;  // grid z
 
 struct GroupedPlan {
   GemmProblem expert;        // one expert's GEMM at its largest chunk (M = min(bound, 32))
-  DecodePlan decode;         // the decode plan of `expert`: token blocks, tiles, K-splits, smem
+  DecodePlan decode;         // the decode plan of `expert` as one of E / 4 GEMMs of the launch:
+                             // token blocks, tiles, K-splits, smem
   std::int64_t experts = 0;  // E (grid z)
   std::int64_t max_tokens_per_expert = 0;
   int rounds = 1;            // launches of 8*MT tokens per expert: ceil(bound / (8*MT)), >= 1
