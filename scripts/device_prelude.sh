@@ -2,34 +2,69 @@
 # the binaries built elsewhere as xz files in carried folders and send back what they write under
 # $OUT: unpacks the binaries and defines what every such call uses.
 #
-# Usage: source scripts/device_prelude.sh NAME DIR...
-#   unpacks DIR/*.xz (executables) into $B = /tmp/NAME/bin, makes $O = /tmp/NAME/out (emptied),
-#   exports FP4GEMM_CACHE_DIR=$O/cache and writes $O/gpu.txt (nvidia-smi); then
+# Usage: source scripts/device_prelude.sh NAME DIR[=SUFFIX]...
+#   unpacks DIR/*.xz (executables) into $B = /tmp/NAME/bin, each as its name without .xz, or with
+#   _SUFFIX appended when the folder is given as DIR=SUFFIX (two builds of one program side by
+#   side: .carry/main=main gives fp4gemm_main); a name unpacked twice is an error. Makes
+#   $O = /tmp/NAME/out (emptied), exports FP4GEMM_CACHE_DIR=$O/cache and writes $O/gpu.txt
+#   (nvidia-smi); then
 #   pack          tars $O into $OUT/NAME.tgz (call it after every step: a step killed by the call's
 #                 time limit still leaves the earlier steps' files);
-#   summary LOG   the gtest and compute-sanitizer result lines of LOG on one line;
+#   summary LOG   the gtest totals and compute-sanitizer summaries of LOG on one line;
 #   rows TABLE    M, N, K, time, % of floor and backend of each row of a `bench` table;
 #   CS, NCU       compute-sanitizer and ncu (from PATH, else /usr/local/cuda/bin);
 #   SECONDS       restarted, for the "${SECONDS}s" marks of each step.
+# Bad arguments, an unset OUT, a folder without .xz files or a failed unpack: a message naming
+# it on stderr and a non-zero status from `source` (2 for usage, 1 for the rest).
+device_prelude_error() { echo "device_prelude.sh: $*" >&2; }
+if [ $# -lt 2 ]; then
+  device_prelude_error "usage: source scripts/device_prelude.sh NAME DIR[=SUFFIX]..."
+  return 2
+fi
+if ! [[ $1 =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]*$ ]]; then
+  device_prelude_error "NAME = '$1' must be letters, digits, '_', '.' or '-' (it names /tmp/NAME and \$OUT/NAME.tgz)"
+  return 2
+fi
+if [ -z "${OUT:-}" ]; then
+  device_prelude_error "OUT is not set (the folder whose files the call sends back)"
+  return 2
+fi
 B=/tmp/$1/bin
 O=/tmp/$1/out
 PACK_NAME=$1
 shift
 rm -rf "$B" "$O"
 mkdir -p "$B" "$O"
-for dir in "$@"; do
-  for f in "$dir"/*.xz; do
-    xz -dc "$f" > "$B/$(basename "$f" .xz)"
-    chmod +x "$B/$(basename "$f" .xz)"
+for spec in "$@"; do
+  dir=${spec%%=*}
+  suffix=
+  [[ $spec == *=* ]] && suffix=_${spec#*=}
+  files=()
+  for f in "$dir"/*.xz; do [ -f "$f" ] && files+=("$f"); done
+  if [ ${#files[@]} -eq 0 ]; then
+    device_prelude_error "DIR = '$dir' holds no .xz files"
+    return 1
+  fi
+  for f in "${files[@]}"; do
+    name=$(basename "$f" .xz)$suffix
+    if [ -e "$B/$name" ]; then
+      device_prelude_error "$name comes from two folders ('$dir' and an earlier one): give one as DIR=SUFFIX"
+      return 1
+    fi
+    if ! xz -dc "$f" > "$B/$name"; then
+      device_prelude_error "could not unpack '$f'"
+      return 1
+    fi
+    chmod +x "$B/$name"
   done
 done
 export FP4GEMM_CACHE_DIR=$O/cache
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
-{ nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version --format=csv; } > "$O/gpu.txt" 2>&1
+{ nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version --format=csv; } > "$O/gpu.txt" 2>&1 || true
 pack() { tar czf "$OUT/$PACK_NAME.tgz" -C "$O" .; }
 summary() {
-  grep -E '^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \]|ERROR SUMMARY|RACECHECK SUMMARY' "$1" | head -6 | tr '\n' ' '
+  grep -E '^\[  (PASSED|FAILED|SKIPPED) *\] [0-9]+ tests?|(ERROR|RACECHECK) SUMMARY' "$1" | tr '\n' ' '
 }
 rows() { grep -E "^ *[0-9]+ " "$1" | awk '{print $1, $2, $3, $6, $10, $11}'; }
 SECONDS=0

@@ -1,10 +1,5 @@
 // Seeded random operands for check, bench and the tests.
-#include <algorithm>
-#include <cmath>
-#include <random>
-
-#include "cpu/parallel_for.hpp"
-
+#include "check/normal_matrix.hpp"
 #include "fp4gemm/error.hpp"
 #include "fp4gemm/gemm.hpp"
 #include "fp4gemm/grouped.hpp"
@@ -13,49 +8,6 @@
 
 namespace fp4gemm {
 namespace {
-
-// Normal samples from a fixed generator and a fixed transform (Box-Muller), so that the same
-// seed gives the same operands with every standard library.
-class NormalSource {
- public:
-  explicit NormalSource(std::uint64_t seed) : engine_(seed) {}
-  float next() {
-    constexpr double two_pi = 6.283185307179586;
-    const double u1 = (double(engine_() >> 11) + 0.5) * 0x1p-53;  // (0, 1)
-    const double u2 = double(engine_() >> 11) * 0x1p-53;          // [0, 1)
-    return float(std::sqrt(-2.0 * std::log(u1)) * std::cos(two_pi * u2));
-  }
-  std::uint64_t bits() { return engine_(); }
-
- private:
-  std::mt19937_64 engine_;
-};
-
-// Values per independently seeded piece of a normal_matrix.
-constexpr std::int64_t kNormalChunk = std::int64_t(1) << 16;
-
-// rows x cols normal values of standard deviation `sigma`; one element in 256 is scaled by 16,
-// like the outlier channels of LLM activations, so that block scales really differ. The values
-// come in chunks of kNormalChunk, chunk c from a generator of its own seeded by one draw of
-// `source` and c, drawn on all hardware threads: the same values for any thread count, and
-// 32 experts of 4096 x 6144 no longer take the host about a minute (most of a grouped bench
-// process on the H200, one value after another).
-HostMatrix normal_matrix(NormalSource& source, std::int64_t rows, std::int64_t cols, float sigma) {
-  std::vector<float> values(std::size_t(rows * cols));
-  const std::uint64_t base = source.bits();
-  const std::int64_t count = rows * cols, chunks = (count + kNormalChunk - 1) / kNormalChunk;
-  cpu::parallel_for(chunks, [&](std::int64_t first, std::int64_t end) {
-    for (std::int64_t c = first; c < end; ++c) {
-      NormalSource chunk(base + 0x9E3779B97F4A7C15ull * std::uint64_t(c + 1));  // distinct seeds
-      for (std::int64_t i = c * kNormalChunk; i < std::min(count, (c + 1) * kNormalChunk); ++i) {
-        float v = sigma * chunk.next();
-        if ((chunk.bits() & 255) == 0) v *= 16.0f;
-        values[std::size_t(i)] = v;
-      }
-    }
-  });
-  return HostMatrix::from_f32(rows, cols, std::move(values));
-}
 
 // Rows first .. first+count-1 of a linear-layout tensor, with its scales in `layout`.
 Fp4Tensor row_slice(const Fp4Tensor& linear, std::int64_t first, std::int64_t count, ScaleLayout layout) {

@@ -19,9 +19,9 @@ namespace {
 
 // The K-splits are planned as if experts / kExpertShareDivisor experts receive tokens: the
 // launch's CTAs of all of them fill the GPU (32 experts x 1 token x 4096 x 6144: 134.2 us,
-// bench/results/h200_decode_fixed_cost; 167.5 us in stop 15 with each expert planned alone,
-// bench/results/h200_decode_v8, whose 6-group K-slices paid a split-K sum and an A staging every
-// 6 groups), while a routing that leaves only a quarter of the experts with tokens still finds
+// bench/results/h200_decode_fixed_cost; 167.5 us in stop 15 with each expert planned alone for 7
+// CTAs per SM, bench/results/h200_decode_v8, whose 4-group K-slices paid a split-K sum and an A
+// staging every 4 groups), while a routing that leaves only a quarter of the experts with tokens still finds
 // as many CTAs as one dense GEMM would have.
 constexpr std::int64_t kExpertShareDivisor = 4;
 

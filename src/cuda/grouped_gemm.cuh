@@ -2,7 +2,8 @@
 // cuda-grouped kernel: the MoE grouped GEMM (fp4gemm/grouped.hpp) of all experts in one launch,
 // each CTA running the cuda-decode kernel's CTA (decode::decode_cta) on one expert's GEMM.
 //
-// Algorithm (grid = N-tiles x K-splits x E, the decode plan of one expert's GEMM repeated for
+// Algorithm (grid = N-tiles x K-splits x E: the decode plan of one expert's GEMM, its K-splits
+// planned for max(1, E / 4) such GEMMs filling the GPU together (grouped_gemm.cu), repeated for
 // every expert; one launch per round of kMaxTokens (1, 8, 16 or 32) tokens per expert, a single
 // one when the host's bound on the tokens of an expert is <= kMaxTokens):
 //  1. Read expert e = blockIdx.z's token range from the device offsets (int32 or int64):
