@@ -25,6 +25,11 @@ class DecodeBackend final : public Backend {
   Accuracy accuracy() const override { return bf16_mma_accuracy(); }
   Verdict availability() const override {
     if (const Verdict sm = require_sm(80, "needs sm_80+ (bf16 mma.sync)"); !sm) return sm;
+    try {
+      split_sums_from_environment();
+    } catch (const InvalidArgument& e) {
+      return Verdict::no(e.what());
+    }
     return decode_kernel_image_present();
   }
   Verdict can_implement(const GemmProblem& problem) const override {
@@ -35,7 +40,7 @@ class DecodeBackend final : public Backend {
     const Verdict available = availability();
     if (!available) throw Error(fmt::format("cuda-decode is not available: {}", available.reason));
     return std::make_unique<KernelGemmRun<DecodePlan, launch_decode_gemm>>(
-        operands, plan_decode_gemm(operands.problem));
+        operands, plan_decode_gemm(operands.problem, 1, split_sums_from_environment()));
   }
 };
 

@@ -6,6 +6,9 @@
 //                 GEMMs of the launch)),
 //                 capped by the K-groups, and slices short enough that the A slice fits
 //                 kSliceSmemLimit of shared memory; then rebalanced so no slice is empty;
+//   split-K sums  in global memory, or (SplitSums::cluster_where_able, sm_90+) in a cluster of the
+//                 tile's K-slices, re-planned with at most kMaxClusterSplits of them, where such a
+//                 cluster can be resident (cudaOccupancyMaxActiveClusters); else the global plan;
 //   launch        programmatic dependent (sm_90+, dependent_launch.cuh): the kernel's start-up
 //                 and first weight copies overlap the previous kernel of the stream.
 #include "cuda/decode_gemm.hpp"
@@ -13,6 +16,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/gpu_requirement.hpp"
@@ -41,12 +45,47 @@ decltype(auto) with_kernel(int max_tokens, F&& f) {
   });
 }
 
+// Whether a cluster of the plan's K-slices (1 x splits CTAs) can be resident on this GPU; allows
+// the kernel clusters above the portable 8 CTAs first. A GPU (or MIG slice) that refuses the size
+// or the query does not fit: the caller keeps the global sums.
+template <class Kernel>
+bool clusters_fit(Kernel kernel, const DecodePlan& plan) {
+  const void* function = reinterpret_cast<const void*>(kernel);
+  const auto refused = [](cudaError_t status) {
+    if (status == cudaSuccess) return false;
+    (void)cudaGetLastError();  // not sticky; cleared so that no later check reports it
+    return true;
+  };
+  if (plan.splits > 8 &&
+      refused(cudaFuncSetAttribute(function, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)))
+    return false;
+  cudaLaunchAttribute attributes[2];
+  const cudaLaunchConfig_t config =
+      launch_config(dim3(unsigned(plan.tiles_n), unsigned(plan.splits)), dim3(1, unsigned(plan.splits)),
+                    decode::kThreads, plan.smem_bytes, false, nullptr, attributes);
+  int clusters = 0;
+  if (refused(cudaOccupancyMaxActiveClusters(&clusters, function, &config))) return false;
+  return clusters >= 1;
+}
+
 }  // namespace
 
 std::string DecodePlan::describe() const {
-  return fmt::format("M <= {}: {} x {} CTAs of {} threads, K-slices of {}, {} B smem, {} CTAs/SM{}",
+  return fmt::format("M <= {}: {} x {} CTAs of {} threads, K-slices of {}{}, {} B smem, {} CTAs/SM{}",
                      max_tokens, tiles_n, splits, decode::kThreads, groups_per_split * decode::kGroupK,
-                     smem_bytes, ctas_per_sm, dependent_launch ? ", programmatic dependent launch" : "");
+                     splits_in_cluster ? " summed in clusters" : "", smem_bytes, ctas_per_sm,
+                     dependent_launch ? ", programmatic dependent launch" : "");
+}
+
+SplitSums parse_split_sums(std::string_view value) {
+  if (value.empty() || value == "global") return SplitSums::global;
+  if (value == "cluster") return SplitSums::cluster_where_able;
+  throw InvalidArgument(fmt::format("FP4GEMM_DECODE_SPLIT_SUMS = '{}' is not one of: global, cluster", value));
+}
+
+SplitSums split_sums_from_environment() {
+  const char* value = std::getenv("FP4GEMM_DECODE_SPLIT_SUMS");
+  return parse_split_sums(value ? value : "");
 }
 
 Verdict decode_can_implement(const GemmProblem& problem) {
@@ -61,11 +100,12 @@ Verdict decode_kernel_image_present() {
   return kernel_image_present(reinterpret_cast<const void*>(decode::decode_gemm_kernel<8, false>), "cuda-decode");
 }
 
-DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_launch) {
+DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_launch, SplitSums sums) {
   require(gemms_per_launch >= 1, "gemms_per_launch = {} must be >= 1", gemms_per_launch);
   const Verdict verdict = decode_can_implement(problem);
   if (!verdict) throw InvalidArgument(verdict.reason);
   const GemmShape& s = problem.shape;
+  const bool mxfp4 = problem.format == Fp4Format::mxfp4;
   DecodePlan plan;
   plan.max_tokens = decode::max_tokens_for(s.m);
   const int a_rows = decode::a_rows_staged(plan.max_tokens, int(s.m));
@@ -73,30 +113,42 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_l
   require(tiles_n <= std::int64_t(INT32_MAX), "{}: N = {} exceeds the launch grid", problem.describe(), s.n);
   plan.tiles_n = int(tiles_n);
   plan.k_groups = int((s.k + decode::kGroupK - 1) / decode::kGroupK);
-
-  int max_groups = 1;
-  while (decode::a_tile_bytes(a_rows, max_groups + 1) <= kSliceSmemLimit) ++max_groups;
-  const std::int64_t sms = current_device_attribute(cudaDevAttrMultiProcessorCount);
-  const std::int64_t gemm_tiles = tiles_n * gemms_per_launch;
-  std::int64_t splits = std::clamp<std::int64_t>(
-      (sms * kCtasPerSmTarget + gemm_tiles - 1) / gemm_tiles, 1, plan.k_groups);
-  plan.groups_per_split = int(std::min<std::int64_t>((plan.k_groups + splits - 1) / splits, max_groups));
-  plan.splits = (plan.k_groups + plan.groups_per_split - 1) / plan.groups_per_split;
-  require(plan.splits <= 65535, "{}: K = {} needs {} K-slices, above the grid limit of 65535",
-          problem.describe(), s.k, plan.splits);
-  plan.smem_bytes = decode::smem_bytes(a_rows, plan.groups_per_split, problem.format == Fp4Format::mxfp4);
   plan.b_form = {decode_scale_tile_order(problem.format), true, decode_code_tile_order()};
   plan.dependent_launch = dependent_launch_supported();
   plan.a_block_values = problem.mode == Mode::w4a4;
 
+  // The K-slices: splits_wanted of them at most, each at most max_groups long.
+  int max_groups = 1;
+  while (decode::a_tile_bytes(a_rows, max_groups + 1) <= kSliceSmemLimit) ++max_groups;
+  const std::int64_t sms = current_device_attribute(cudaDevAttrMultiProcessorCount);
+  const std::int64_t gemm_tiles = tiles_n * gemms_per_launch;
+  const std::int64_t splits_wanted = (sms * kCtasPerSmTarget + gemm_tiles - 1) / gemm_tiles;
+  const auto slice_k = [&](DecodePlan& p, std::int64_t max_splits) {
+    const std::int64_t splits = std::clamp<std::int64_t>(splits_wanted, 1, std::min<std::int64_t>(max_splits, p.k_groups));
+    p.groups_per_split = int(std::min<std::int64_t>((p.k_groups + splits - 1) / splits, max_groups));
+    p.splits = (p.k_groups + p.groups_per_split - 1) / p.groups_per_split;
+    p.smem_bytes = decode::smem_bytes(a_rows, p.groups_per_split, mxfp4);
+  };
+  slice_k(plan, plan.k_groups);
+  require(plan.splits <= 65535, "{}: K = {} needs {} K-slices, above the grid limit of 65535",
+          problem.describe(), s.k, plan.splits);
+
   with_kernel(plan.max_tokens, [&](auto kernel) {
+    if (sums == SplitSums::cluster_where_able && plan.splits > 1 && current_device_sm() >= 90) {
+      DecodePlan clustered = plan;
+      slice_k(clustered, kMaxClusterSplits);
+      allow_dynamic_smem(reinterpret_cast<const void*>(kernel), clustered.smem_bytes, "cuda-decode");
+      clustered.splits_in_cluster = clustered.splits > 1 && clustered.splits <= kMaxClusterSplits &&
+                                    clusters_fit(kernel, clustered);
+      if (clustered.splits_in_cluster) plan = clustered;
+    }
     allow_dynamic_smem(reinterpret_cast<const void*>(kernel), plan.smem_bytes, "cuda-decode");
     FP4GEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &plan.ctas_per_sm, kernel, decode::kThreads, std::size_t(plan.smem_bytes)));
   });
   require(plan.ctas_per_sm >= 1, "cuda-decode: {} B of shared memory cannot be resident on this GPU",
           plan.smem_bytes);
-  if (plan.splits > 1) {
+  if (plan.splits > 1 && !plan.splits_in_cluster) {
     plan.workspace_floats =
         std::size_t(plan.tiles_n) * plan.splits * decode::kThreads * 4 * decode::token_blocks(plan.max_tokens);
     plan.counters = std::size_t(plan.tiles_n);
@@ -125,9 +177,12 @@ void launch_decode_gemm(const GemmProblem& problem, const DecodePlan& plan,
   static_cast<GemmArgs&>(p) = gemm_args(problem, ops);
   p.groups_per_split = plan.groups_per_split;
   p.scale_tiles = ops.b_scale_tiles;
+  p.splits_in_cluster = plan.splits_in_cluster;
   const dim3 grid(unsigned(plan.tiles_n), unsigned(plan.splits));
+  const dim3 cluster(1, plan.splits_in_cluster ? unsigned(plan.splits) : 1u);
   with_kernel(plan.max_tokens, [&](auto kernel) {
-    launch_kernel(kernel, grid, decode::kThreads, plan.smem_bytes, plan.dependent_launch, stream, p);
+    launch_kernel_in_clusters(kernel, grid, cluster, decode::kThreads, plan.smem_bytes, plan.dependent_launch,
+                              stream, p);
   });
 }
 

@@ -48,6 +48,11 @@
 //     fragments (fragment order: coalesced float4 stores) in the workspace; the last CTA of an
 //     N-tile (atomic counter, which it resets) adds the partials in split order, so the result
 //     does not depend on timing. Then D = alpha * acc in f32/bf16/f16.
+//  4'. Or (Params::splits_in_cluster, sm_90+) the K-slices of an N-tile are the CTAs of one
+//     thread-block cluster: each CTA puts its partial fragments in its own shared memory, and CTA s
+//     sums share s of the tile's fragments over the cluster in split order through distributed
+//     shared memory and stores them: no workspace, counter or L2 round trip, the same bits.
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -116,7 +121,16 @@ struct Params : GemmArgs {
   // scale_tile_bytes(mxfp4); k_groups = ceil(K / 128). (b.scales, B's scales in their own
   // layout, are not read.)
   const std::uint8_t* scale_tiles = nullptr;
+  // Step 4' (cuda-decode's kernel only): the launch is in clusters of 1 x gridDim.y CTAs (an
+  // N-tile's K-slices; cluster rank = split) that sum their partials through distributed shared
+  // memory; workspace and counters are not used.
+  bool splits_in_cluster = false;
 };
+
+// Step 4' keeps a CTA's partials (MT x kThreads float4) where the A slice and the ring were.
+static_assert(ring_bytes(false) >= kMaxTokenBlocks * kThreads * 16 &&
+                  ring_bytes(true) >= kMaxTokenBlocks * kThreads * 16,
+              "the partials of step 4' fit in the shared memory of every plan");
 
 // ------------------------------------------------------------------ step 1: A into shared memory
 // Unit (16 bytes = 8 bf16) u = 4jj + t of a 128-k group holds k = 32t + 8jj .. +7.
@@ -344,6 +358,17 @@ __device__ __forceinline__ void store_output(const Params& p, std::int64_t token
   }
 }
 
+// The fragment of thread `tid`, token block mt, of N-tile `tile`: v[2r + e] = D(token 8 mt + 2t + e,
+// row 64 tile + 16 warp + g + 8r) for lane (g, t) of warp `warp`.
+__device__ __forceinline__ void store_fragment(const Params& p, int tile, int tid, int mt, const float (&v)[4]) {
+  const int warp = tid / 32, g = tid % 32 / 4, t = tid % 4;
+  const std::int64_t row0 = std::int64_t(tile) * kRowsPerCta + warp * 16 + g;
+#pragma unroll
+  for (int r = 0; r < 2; ++r)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) store_output(p, 8 * mt + 2 * t + e, row0 + 8 * r, v[2 * r + e]);
+}
+
 // Split-K: store this CTA's partials; true (with acc = the sum over splits in split order) in
 // the last CTA of the N-tile, false in the others.
 template <int MT>
@@ -367,6 +392,36 @@ __device__ bool reduce_splits(const Params& p, CtaCoord cta, float (&acc)[MT][4]
   return true;
 }
 
+// Step 4': split-K in the N-tile's cluster (rank = split). `partials`: the CTA's shared memory,
+// whose A slice and ring every warp is done with after the first barrier. Share s of the tile's
+// MT x kThreads fragments (those with a token below M) is summed by CTA s, in split order, from
+// every CTA's partials, and stored. The second cluster barrier keeps each CTA's shared memory
+// alive until the others have read it.
+template <int MT>
+__device__ void reduce_splits_in_cluster(const Params& p, CtaCoord cta, const float (&acc)[MT][4], float4* partials) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  const int tid = int(threadIdx.x);
+  mma::cp_async_wait<0>();  // (the ring's last copies are empty groups; none may land later)
+  __syncthreads();
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt) partials[mt * kThreads + tid] = make_float4(acc[mt][0], acc[mt][1], acc[mt][2], acc[mt][3]);
+  cluster.sync();  // release and acquire: every CTA's partials are visible to the cluster
+  constexpr int kFragments = MT * kThreads;
+  const int share = (kFragments + cta.splits - 1) / cta.splits;
+  const int end = min(kFragments, (cta.split + 1) * share);
+  for (int f = cta.split * share + tid; f < end; f += kThreads) {
+    const int mt = f / kThreads, thread = f % kThreads;
+    if (8 * mt + 2 * (thread % 4) >= p.m) continue;  // no token of this fragment is stored
+    const float4 sum = sum_in_split_order(cta.splits, [&](int s) { return *cluster.map_shared_rank(partials + f, s); });
+    store_fragment(p, cta.tile, thread, mt, {sum.x, sum.y, sum.z, sum.w});
+  }
+  cluster.sync();
+#else
+  __trap();  // plan_decode_gemm sums in clusters on sm_90+ only
+#endif
+}
+
 // ------------------------------------------------------------------ one CTA's work
 // The block-column instance's K-slice result in the fragment order of the others (acc[2r + e]:
 // token 2t + e, row g + 8r): y's blocks summed per row over the lane quad, times 2^(126 - shift)
@@ -385,8 +440,9 @@ __device__ __forceinline__ void block_column_result(const float (&y)[4], int shi
 
 // kMaxTokens: the instance (M <= kMaxTokens: 1, 8, 16 or 32). kAFp4: A is FP4 (p.a_fp4), else bf16
 // (p.a_bf16). kMxfp4: the format (p.mxfp4), a template parameter so that the group loop is one basic
-// block.
-template <int kMaxTokens, bool kAFp4, bool kMxfp4>
+// block. kClusterSums: the launch may be in clusters (step 4', p.splits_in_cluster decides);
+// cuda-grouped's never is, and its kernel carries no code (nor registers) of step 4'.
+template <int kMaxTokens, bool kAFp4, bool kClusterSums, bool kMxfp4>
 __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord cta, std::uint16_t* a_tile) {
   constexpr int MT = token_blocks(kMaxTokens);
   static_assert(MT >= 1 && MT <= kMaxTokenBlocks, "1..32 tokens");
@@ -402,9 +458,8 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
   const int a_rows = a_rows_staged(kMaxTokens, int(p.m));
 
   // 2. This lane's stream: the warp's code and scale tiles (rows warp_row0 .. + 15) from group
-  // k_begin / 128 on; lane (g, t) computes rows row0 = warp_row0 + g and row0 + 8.
+  // k_begin / 128 on; lane (g, t) computes rows warp_row0 + g and warp_row0 + g + 8.
   const std::int64_t warp_row0 = std::int64_t(cta.tile) * kRowsPerCta + warp * 16;
-  const std::int64_t row0 = warp_row0 + g;
   constexpr int kScaleTileBytes = scale_tile_bytes(kMxfp4), kStageStep = stage_bytes(kMxfp4);
   const std::int64_t k_groups = (p.k + kGroupK - 1) / kGroupK;
   const std::int64_t first_tile = (warp_row0 / 16) * k_groups + k_begin / kGroupK;
@@ -455,7 +510,7 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
       stage = stage == kStages - 1 ? 0 : stage + 1;
     }
   };
-  // acc[mt][2r + e]: this K-slice's D(token 8mt + 2t + e, row row0 + 8r).
+  // acc[mt][2r + e]: this K-slice's D(token 8mt + 2t + e, row warp_row0 + g + 8r).
   float acc[MT][4];
   if constexpr (block_columns(kMaxTokens)) {
     float y[4] = {0.f, 0.f, 0.f, 0.f};
@@ -483,23 +538,27 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
   }
 
   // 4.
-  if (cta.splits > 1 && !reduce_splits<MT>(p, cta, acc)) return;
+  if (cta.splits > 1) {
+    if constexpr (kClusterSums) {
+      if (p.splits_in_cluster) {
+        reduce_splits_in_cluster<MT>(p, cta, acc, reinterpret_cast<float4*>(a_tile));
+        return;
+      }
+    }
+    if (!reduce_splits<MT>(p, cta, acc)) return;
+  }
 #pragma unroll
-  for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-    for (int r = 0; r < 2; ++r)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) store_output(p, 8 * mt + 2 * t + e, row0 + 8 * r, acc[mt][2 * r + e]);
+  for (int mt = 0; mt < MT; ++mt) store_fragment(p, cta.tile, int(threadIdx.x), mt, acc[mt]);
 }
 
 // `cta` names the rows tile (B rows 64*tile ..) and the K-slice; a caller that runs several GEMMs
 // in one launch (grouped) passes each GEMM's Params with its own pointers, workspace and counters.
-template <int kMaxTokens, bool kAFp4>
+template <int kMaxTokens, bool kAFp4, bool kClusterSums = false>
 __device__ __forceinline__ void decode_cta(const Params& p, CtaCoord cta, std::uint16_t* a_tile) {
   if (p.mxfp4)
-    decode_cta_of_format<kMaxTokens, kAFp4, true>(p, cta, a_tile);
+    decode_cta_of_format<kMaxTokens, kAFp4, kClusterSums, true>(p, cta, a_tile);
   else
-    decode_cta_of_format<kMaxTokens, kAFp4, false>(p, cta, a_tile);
+    decode_cta_of_format<kMaxTokens, kAFp4, kClusterSums, false>(p, cta, a_tile);
 }
 
 // ------------------------------------------------------------------ the kernel
@@ -507,8 +566,8 @@ __device__ __forceinline__ void decode_cta(const Params& p, CtaCoord cta, std::u
 template <int kMaxTokens, bool kAFp4>
 __global__ void __launch_bounds__(kThreads) decode_gemm_kernel(const Params p) {
   extern __shared__ uint4 smem[];
-  decode_cta<kMaxTokens, kAFp4>(p, CtaCoord{int(blockIdx.x), int(blockIdx.y), int(gridDim.y)},
-                        reinterpret_cast<std::uint16_t*>(smem));
+  decode_cta<kMaxTokens, kAFp4, true>(p, CtaCoord{int(blockIdx.x), int(blockIdx.y), int(gridDim.y)},
+                                      reinterpret_cast<std::uint16_t*>(smem));
 }
 
 // ------------------------------------------------------------------ the instances

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "cuda/kernel_operands.hpp"
 #include "format/tiles.hpp"
@@ -25,6 +26,9 @@ struct DecodePlan {
   int smem_bytes = 0;           // the A slice and the weight ring
   int ctas_per_sm = 0;          // occupancy, from the runtime
   bool dependent_launch = false;  // programmatic dependent launch (sm_90+: dependent_launch.cuh)
+  // The K-slices of an N-tile are one thread-block cluster and sum through distributed shared
+  // memory (decode_gemm.cuh step 4'; no workspace, no counters), else in global memory (step 4).
+  bool splits_in_cluster = false;
   std::size_t workspace_floats = 0;
   std::size_t counters = 0;
   // B as prepare() uploads it: scales re-laid (decode_scale_tile_order), codes placed
@@ -37,6 +41,17 @@ struct DecodePlan {
   std::string describe() const;  // "M <= 8: 96 x 6 CTAs of 128 threads, K-slices of 1024, ..."
 };
 
+// Where a plan's K-slices are summed: in global memory by the last CTA of each N-tile (step 4), or
+// where the GPU can (sm_90+, at most kMaxClusterSplits K-slices, a cluster of them resident) in a
+// thread-block cluster (step 4'), the K-slices then capped at kMaxClusterSplits.
+enum class SplitSums { global, cluster_where_able };
+inline constexpr int kMaxClusterSplits = 16;  // sm_90's largest (non-portable) cluster
+// cuda-decode's choice, from the environment variable FP4GEMM_DECODE_SPLIT_SUMS: "global" (also
+// when unset or empty) or "cluster" (cluster_where_able). An experiment switch until the cluster
+// sums are measured on a GPU; anything else throws InvalidArgument naming the variable.
+SplitSums split_sums_from_environment();
+SplitSums parse_split_sums(std::string_view value);
+
 // Format rules (validate_shape) and M <= kDecodeMaxM.
 Verdict decode_can_implement(const GemmProblem& problem);
 // Whether this build holds machine code of the kernels for the current device.
@@ -44,7 +59,8 @@ Verdict decode_kernel_image_present();
 // Throws InvalidArgument when decode_can_implement refuses the problem. `gemms_per_launch`: how
 // many GEMMs of this shape one launch runs side by side (cuda-grouped: the experts expected to
 // receive tokens); the K-splits are planned so that all of them together give the CTAs wanted.
-DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_launch = 1);
+DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_launch = 1,
+                            SplitSums sums = SplitSums::global);
 // The order in which prepare() re-lays B's scales for the decode kernels (format/tiles.hpp):
 // one tile per 16 rows (a warp's) x 128 k (a group), lane (g, t)'s bytes together: NVFP4 128
 // bytes, byte (r, j) at 4 (4 (r % 8) + j / 2) + 2 (r / 8) + j % 2; MXFP4 64 bytes, byte (r, j) at

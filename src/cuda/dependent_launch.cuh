@@ -38,22 +38,53 @@ __device__ __forceinline__ void allow_dependent_grids() {
 // Whether the current device takes the launch attribute (sm_90+).
 inline bool dependent_launch_supported() { return current_device_sm() >= 90; }
 
-// Launches kernel<<<grid, threads, smem_bytes, stream>>>(args...), as a programmatic dependent
-// launch when `dependent` (callers pass dependent_launch_supported()).
-template <class... Params, class... Args>
-void launch_kernel(void (*kernel)(Params...), dim3 grid, int threads, int smem_bytes, bool dependent,
-                   cudaStream_t stream, Args&&... args) {
+// The configuration of launch_kernel_in_clusters (and of occupancy queries of such a launch):
+// `cluster` CTAs per thread-block cluster (1 x 1 x 1: no cluster attribute), a programmatic
+// dependent launch when `dependent`. `attributes` holds what config.attrs points to.
+inline cudaLaunchConfig_t launch_config(dim3 grid, dim3 cluster, int threads, int smem_bytes, bool dependent,
+                                        cudaStream_t stream, cudaLaunchAttribute (&attributes)[2]) {
   cudaLaunchConfig_t config{};
   config.gridDim = grid;
   config.blockDim = dim3(unsigned(threads));
   config.dynamicSmemBytes = std::size_t(smem_bytes);
   config.stream = stream;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &attribute;
-  config.numAttrs = dependent ? 1 : 0;
+  config.attrs = attributes;
+  config.numAttrs = 0;
+  if (dependent) {
+    attributes[config.numAttrs] = {};
+    attributes[config.numAttrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attributes[config.numAttrs].val.programmaticStreamSerializationAllowed = 1;
+    ++config.numAttrs;
+  }
+  if (cluster.x * cluster.y * cluster.z > 1) {
+    attributes[config.numAttrs] = {};
+    attributes[config.numAttrs].id = cudaLaunchAttributeClusterDimension;
+    attributes[config.numAttrs].val.clusterDim.x = cluster.x;
+    attributes[config.numAttrs].val.clusterDim.y = cluster.y;
+    attributes[config.numAttrs].val.clusterDim.z = cluster.z;
+    ++config.numAttrs;
+  }
+  return config;
+}
+
+// Launches kernel<<<grid, threads, smem_bytes, stream>>>(args...) in thread-block clusters of
+// `cluster` CTAs (sm_90+; the grid a multiple of it in each dimension; more than 8 CTAs need the
+// kernel's cudaFuncAttributeNonPortableClusterSizeAllowed), as a programmatic dependent launch when
+// `dependent` (callers pass dependent_launch_supported()).
+template <class... Params, class... Args>
+void launch_kernel_in_clusters(void (*kernel)(Params...), dim3 grid, dim3 cluster, int threads, int smem_bytes,
+                               bool dependent, cudaStream_t stream, Args&&... args) {
+  cudaLaunchAttribute attributes[2];
+  const cudaLaunchConfig_t config = launch_config(grid, cluster, threads, smem_bytes, dependent, stream, attributes);
   FP4GEMM_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+}
+
+// The same without clusters.
+template <class... Params, class... Args>
+void launch_kernel(void (*kernel)(Params...), dim3 grid, int threads, int smem_bytes, bool dependent,
+                   cudaStream_t stream, Args&&... args) {
+  launch_kernel_in_clusters(kernel, grid, dim3(1, 1, 1), threads, smem_bytes, dependent, stream,
+                            std::forward<Args>(args)...);
 }
 
 }  // namespace fp4gemm::cuda

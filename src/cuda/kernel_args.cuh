@@ -65,35 +65,46 @@ constexpr bool scale_offsets_separate() {
 }
 static_assert(scale_offsets_separate(), "the kernels' scale addressing assumes this of layout.hpp");
 
-// Split-K handshake, called by every thread of a CTA after it stored its partials: true in the CTA
-// that arrives last of `splits` at `counter`, which may then read the others' partials. One thread
-// counts, after a barrier, with an acq_rel atomic: its release orders the CTA's stores (made its
-// own by the barrier: cumulativity) before the count, its acquire the last CTA's partial loads
-// (after the second barrier) after the other CTAs' counts. One round trip; a __threadfence in
-// every thread before the count cost another (bench/results/h200_decode_fixed_cost).
-__device__ __forceinline__ bool last_to_arrive(int* counter, int splits) {
-  __shared__ bool last;
-  __syncthreads();
-  if (threadIdx.x == 0) {
+// Split-K handshake, called after storing their partials by every thread that `sync` joins (a
+// barrier of exactly those threads: a whole CTA, or cuda-wgmma's consumer warps on a named
+// barrier): true in the CTA that arrives last of `splits` at `counter`, which may then read the
+// others' partials. The `leader` thread counts, after the barrier, with an acq_rel atomic: its
+// release orders the threads' stores (made its own by the barrier: cumulativity) before the
+// count, its acquire the last CTA's partial loads (after the second barrier) after the other
+// CTAs' counts. `flag`: a shared word, free again once every thread has read the result. One
+// round trip; a __threadfence in every thread before the count cost another
+// (bench/results/h200_decode_fixed_cost).
+template <class Sync>
+__device__ __forceinline__ bool last_to_arrive(int* counter, int splits, bool leader, int* flag, Sync&& sync) {
+  sync();
+  if (leader) {
     int before;
     asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;\n" : "=r"(before) : "l"(counter) : "memory");
-    last = before == splits - 1;
+    *flag = before == splits - 1;
   }
-  __syncthreads();
-  return last;
+  sync();
+  return *flag != 0;
 }
 
-// The sum of `count` float4 partials first[s * stride], s = 0 .. count-1, added in split order
-// (so runs are bit-reproducible), kBatch loads in flight: one dependent L2 round trip per
-// partial would dominate at decode sizes (tens of splits).
-__device__ __forceinline__ float4 sum_partials(const float4* first, std::int64_t stride, int count) {
+// The same for every thread of the CTA.
+__device__ __forceinline__ bool last_to_arrive(int* counter, int splits) {
+  __shared__ int last;
+  return last_to_arrive(counter, splits, threadIdx.x == 0, &last, [] { __syncthreads(); });
+}
+
+// The sum of `count` float4 partials load(0) .. load(count - 1), added in split order (so runs are
+// bit-reproducible, and the global and the cluster sums of cuda-decode give the same bits), kBatch
+// loads in flight: one dependent round trip per partial would dominate at decode sizes (tens of
+// splits).
+template <class Load>
+__device__ __forceinline__ float4 sum_in_split_order(int count, Load&& load) {
   constexpr int kBatch = 8;
   float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
   for (int s0 = 0; s0 < count; s0 += kBatch) {
     float4 v[kBatch];
 #pragma unroll
     for (int b = 0; b < kBatch; ++b)
-      if (s0 + b < count) v[b] = __ldcg(first + std::int64_t(s0 + b) * stride);
+      if (s0 + b < count) v[b] = load(s0 + b);
 #pragma unroll
     for (int b = 0; b < kBatch; ++b) {
       if (s0 + b >= count) break;
@@ -104,6 +115,11 @@ __device__ __forceinline__ float4 sum_partials(const float4* first, std::int64_t
     }
   }
   return sum;
+}
+
+// The partials first[s * stride], s = 0 .. count-1, in global memory (L2: other CTAs stored them).
+__device__ __forceinline__ float4 sum_partials(const float4* first, std::int64_t stride, int count) {
+  return sum_in_split_order(count, [&](int s) { return __ldcg(first + std::int64_t(s) * stride); });
 }
 
 }  // namespace fp4gemm::cuda

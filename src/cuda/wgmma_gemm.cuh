@@ -284,9 +284,9 @@ __device__ void convert(const Params& p, std::uint8_t* smem, const Barriers& bar
 }
 
 // Step 5 with split-K: every unit writes its fp32 partial tile to the workspace (float4 per
-// consumer thread, coalesced); the last unit of a tile (atomic counter, reset after use) sums the
-// partials in split order (bit-reproducible) into acc and returns true. Consumer threads only
-// (named barrier 1 of 256 threads); `last` is a shared flag.
+// consumer thread, coalesced); the last unit of a tile (last_to_arrive's handshake, its counter
+// reset after use) sums the partials in split order (bit-reproducible) into acc and returns true.
+// Consumer threads only (named barrier 1 of 256 threads); `last` is a shared flag.
 template <class Cfg>
 __device__ __forceinline__ bool reduce_splits(const Params& p, const Unit& w, int thread,
                                               float (&acc)[Cfg::kAcc], int* last) {
@@ -298,12 +298,9 @@ __device__ __forceinline__ bool reduce_splits(const Params& p, const Unit& w, in
   for (int v = 0; v < kVectors; ++v)
     mine[v * kThreads + thread] =
         make_float4(acc[4 * v], acc[4 * v + 1], acc[4 * v + 2], acc[4 * v + 3]);
-  __threadfence();  // partials visible device-wide before the count says so
-  sm90::named_barrier_sync(1, kThreads);
-  if (thread == 0) *last = atomicAdd(&p.counters[w.tile], 1) == p.splits - 1;
-  sm90::named_barrier_sync(1, kThreads);
-  if (!*last) return false;
-  __threadfence();
+  if (!last_to_arrive(&p.counters[w.tile], p.splits, thread == 0, last,
+                      [] { sm90::named_barrier_sync(1, kThreads); }))
+    return false;
 #pragma unroll
   for (int v = 0; v < kVectors; ++v) {
     const float4 sum = sum_partials(tile_ws + v * kThreads + thread,

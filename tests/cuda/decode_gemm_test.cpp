@@ -3,20 +3,26 @@
 // of the 64-row CTA tile (1, 65, 131), K of one block, K = block * odd (not a multiple of the
 // 128-k group nor of 32 for NVFP4), and K large enough for many K-slices (split-K); fresh random
 // operands (shared checks: tests/cuda/kernel_checks.hpp); activations near the ends of bf16's
-// range; bit-exact on representable operands; back-to-back calls (dependent launches); and the
-// admission rules.
+// range; bit-exact on representable operands; back-to-back calls (dependent launches); the
+// K-slices summed in thread-block clusters (the same bits as the global sums, and the reference
+// through the backend's environment switch); and the admission rules.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "cuda/decode_gemm.hpp"
+#include "cuda/gpu_requirement.hpp"
 #include "cuda/kernel_checks.hpp"
+#include "cuda/kernel_operands.hpp"
 #include "expect_error.hpp"
 #include "fp4gemm/backend.hpp"
 #include "fp4gemm/device.hpp"
@@ -91,25 +97,28 @@ TEST(DecodeGemmActivationRange, ActivationsFrom2ToTheMinus90To2ToThe90) {
 // ahead would corrupt a counter and leave an N-tile unwritten or summed from a partial workspace,
 // in that call or any later one: the run after the chain must give the first run's bits. Split-K
 // shapes of the M = 1 and the M <= 16 instances, both modes (w4a4 quantizes A in each call).
+void expect_chain_gives_the_bits_of_one_call(const GemmProblem& problem) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(fmt::format("{} seed {}", problem.describe(), seed));
+  const std::unique_ptr<GemmRun> run = decode().prepare(random_operands(problem, seed));
+  run->poison_output();
+  run->run();
+  const std::vector<float> once = run->output();
+  for (int i = 0; i < 200; ++i) run->run();
+  run->poison_output();
+  run->run();
+  const std::vector<float> after_chain = run->output();
+  ASSERT_EQ(once.size(), after_chain.size());
+  EXPECT_EQ(0, std::memcmp(once.data(), after_chain.data(), once.size() * sizeof(float)))
+      << "the call after 200 back-to-back calls gave other bits";
+}
+
 TEST(DecodeGemmChain, BackToBackCallsGiveTheBitsOfOneCall) {
   if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   for (Mode mode : {Mode::w4a16, Mode::w4a4})
-    for (std::int64_t m : {1, 16}) {
-      const GemmProblem problem = problem_of({mode, Fp4Format::nvfp4, ScaleLayout::linear, DType::f32}, m, 768, 6144);
-      const std::uint64_t seed = test::fresh_seed();
-      SCOPED_TRACE(fmt::format("{} seed {}", problem.describe(), seed));
-      const std::unique_ptr<GemmRun> run = decode().prepare(random_operands(problem, seed));
-      run->poison_output();
-      run->run();
-      const std::vector<float> once = run->output();
-      for (int i = 0; i < 200; ++i) run->run();
-      run->poison_output();
-      run->run();
-      const std::vector<float> after_chain = run->output();
-      ASSERT_EQ(once.size(), after_chain.size());
-      EXPECT_EQ(0, std::memcmp(once.data(), after_chain.data(), once.size() * sizeof(float)))
-          << "the call after 200 back-to-back calls gave other bits";
-    }
+    for (std::int64_t m : {1, 16})
+      expect_chain_gives_the_bits_of_one_call(
+          problem_of({mode, Fp4Format::nvfp4, ScaleLayout::linear, DType::f32}, m, 768, 6144));
 }
 
 // The K-splits fill the GPU with every GEMM of the launch (cuda-grouped's experts): more GEMMs,
@@ -125,7 +134,99 @@ TEST(DecodeGemmPlan, KSplitsCountEveryGemmOfTheLaunch) {
                                       "gemms_per_launch = 0 must be >= 1");
 }
 
+// Step 4' of decode_gemm.cuh: the K-slices of an N-tile summed in a thread-block cluster through
+// distributed shared memory, in split order like the global sums, so both plans must give the
+// same bits on the same operands. Shapes whose global plan has at most kMaxClusterSplits
+// K-slices (so both plans slice K alike): 5 to 16 slices (16: a non-portable cluster), M = 1
+// (block columns), 3, 16 and 32, N not a multiple of the 64-row tile, K not a multiple of 128.
+class DecodeGemmSplitSums : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+    if (cuda::current_device_sm() < 90) GTEST_SKIP() << "thread-block clusters need sm_90+";
+  }
+};
+
+TEST_F(DecodeGemmSplitSums, ClusterAndGlobalSumsGiveTheSameBits) {
+  using Run = cuda::KernelGemmRun<cuda::DecodePlan, cuda::launch_decode_gemm>;
+  for (Fp4Format format : {Fp4Format::nvfp4, Fp4Format::mxfp4}) {
+    const std::int64_t b = block_size(format);
+    const struct { std::int64_t m, n, k; } shapes[] = {
+        {1, 4096, 6144}, {16, 6144, 6144}, {1, 200, 2048}, {32, 131, 1024}, {3, 65, 37 * b},
+    };
+    for (const auto& s : shapes) {
+      const GemmProblem problem = problem_of({Mode::w4a16, format, ScaleLayout::linear, DType::f32}, s.m, s.n, s.k);
+      const std::uint64_t seed = test::fresh_seed();
+      SCOPED_TRACE(fmt::format("{} seed {}", problem.describe(), seed));
+      const cuda::DecodePlan global = cuda::plan_decode_gemm(problem, 1, cuda::SplitSums::global);
+      const cuda::DecodePlan cluster = cuda::plan_decode_gemm(problem, 1, cuda::SplitSums::cluster_where_able);
+      ASSERT_GT(global.splits, 1);
+      ASSERT_EQ(global.splits, cluster.splits) << "both plans must slice K alike";
+      EXPECT_FALSE(global.splits_in_cluster);
+      ASSERT_TRUE(cluster.splits_in_cluster) << cluster.describe();
+      EXPECT_EQ(cluster.workspace_floats, 0u);
+      const GemmOperands operands = random_operands(problem, seed);
+      std::vector<float> d[2];
+      for (int i = 0; i < 2; ++i) {
+        Run run(operands, i == 0 ? global : cluster);
+        run.poison_output();
+        run.run();
+        d[i] = run.output();
+      }
+      bool any_nonzero = false;
+      for (float x : d[1]) {
+        ASSERT_TRUE(std::isfinite(x)) << "an output is not finite (poison left?)";
+        any_nonzero |= x != 0.0f;
+      }
+      EXPECT_TRUE(any_nonzero) << "output is all zeros";
+      ASSERT_EQ(d[0].size(), d[1].size());
+      EXPECT_EQ(0, std::memcmp(d[0].data(), d[1].data(), d[0].size() * sizeof(float)))
+          << "the cluster sums gave other bits than the global sums";
+    }
+  }
+}
+
+// The backend with FP4GEMM_DECODE_SPLIT_SUMS=cluster against the CPU reference, every combo, on
+// shapes whose K-slices the cluster plan caps at 16 (global plans on 132 SMs: NVFP4 24 and 48
+// slices, MXFP4 32 and 96) as well as one it keeps (NVFP4; MXFP4 32 -> 16); each plan checked to
+// sum in clusters; and the chain of back-to-back dependent launches in clusters.
+TEST_F(DecodeGemmSplitSums, ClusterSumsThroughTheEnvironmentMatchTheReference) {
+  struct Environment {
+    const bool was_set = std::getenv("FP4GEMM_DECODE_SPLIT_SUMS") != nullptr;
+    const std::string saved = was_set ? std::getenv("FP4GEMM_DECODE_SPLIT_SUMS") : "";
+    Environment() { ::setenv("FP4GEMM_DECODE_SPLIT_SUMS", "cluster", 1); }
+    ~Environment() {
+      if (was_set)
+        ::setenv("FP4GEMM_DECODE_SPLIT_SUMS", saved.c_str(), 1);
+      else
+        ::unsetenv("FP4GEMM_DECODE_SPLIT_SUMS");
+    }
+  } environment;
+  ASSERT_EQ(cuda::split_sums_from_environment(), cuda::SplitSums::cluster_where_able);
+  for (const test::Combo& c : test::all_combos()) {
+    const std::int64_t b = block_size(c.format);
+    const struct { std::int64_t m, n, k; } shapes[] = {{1, 768, 384 * b}, {9, 1, 384 * b}, {16, 200, 128 * b}};
+    for (const auto& s : shapes) {
+      const GemmProblem problem = problem_of(c, s.m, s.n, s.k);
+      const cuda::DecodePlan plan = cuda::plan_decode_gemm(problem, 1, cuda::split_sums_from_environment());
+      ASSERT_TRUE(plan.splits_in_cluster) << problem.describe() << ": " << plan.describe();
+      check_random(decode(), problem);
+    }
+  }
+  for (std::int64_t m : {1, 16})
+    expect_chain_gives_the_bits_of_one_call(
+        problem_of({Mode::w4a4, Fp4Format::nvfp4, ScaleLayout::linear, DType::f32}, m, 768, 6144));
+}
+
 // ------------------------------------------------------------------ admission (no GPU needed)
+TEST(DecodeGemmRules, SplitSumsSwitchTakesGlobalOrClusterAndNamesTheVariable) {
+  EXPECT_EQ(cuda::parse_split_sums(""), cuda::SplitSums::global);
+  EXPECT_EQ(cuda::parse_split_sums("global"), cuda::SplitSums::global);
+  EXPECT_EQ(cuda::parse_split_sums("cluster"), cuda::SplitSums::cluster_where_able);
+  test::expect_error<InvalidArgument>([] { cuda::parse_split_sums("clusters"); },
+                                      "FP4GEMM_DECODE_SPLIT_SUMS = 'clusters' is not one of: global, cluster");
+}
+
 TEST(DecodeGemmRules, CanImplementTakesMUpTo32AndWhatTheFormatAllows) {
   auto problem = [](std::int64_t m, std::int64_t k, Fp4Format f) {
     return GemmProblem{{m, 768, k}, Mode::w4a16, f, ScaleLayout::linear, DType::f32};
