@@ -11,9 +11,9 @@
 // A decode step is a chain of GEMMs, each starting as soon as the previous one ends; this is how
 // a decode kernel's start-up (CTA launch, the first weight bytes' DRAM latency) leaves the
 // critical path. The bench's graph replay of back-to-back calls times exactly that chain. Users:
-// the cuda-decode kernels (decode_gemm.cuh: weight copies before the wait) and the GPU quantizer
-// (quantize_kernel.cuh: waits first, so only its launch overlaps; a w4a4 call is quantize then
-// decode, both dependent launches).
+// the cuda-decode kernels (decode_gemm.cuh: weight copies before the wait), the cuda-grouped kernel
+// and the GPU quantizer (grouped_gemm.cuh, quantize_kernel.cuh: they wait first, so only their
+// launch overlaps; a w4a4 call is quantize then decode, both dependent launches).
 #include <cuda_runtime.h>
 
 #include <utility>

@@ -3,7 +3,8 @@
 // Plan: one expert's GEMM at its largest chunk, M = min(bound, 32), is planned by the decode
 // planner (kernel instance, N-tiles, K-splits, shared memory) as one of experts /
 // kExpertShareDivisor GEMMs in the launch, and the grid repeats it for every expert (grid z).
-// Bounds above 32 take ceil(bound / 32) rounds (launches).
+// Bounds above 32 take ceil(bound / 32) rounds (launches). Each launch is a programmatic dependent
+// launch on sm_90+ (the kernel waits for the previous one before reading anything).
 #include "cuda/grouped_gemm.hpp"
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #include <algorithm>
 
 #include "cuda/cuda_check.hpp"
+#include "cuda/dependent_launch.cuh"
 #include "cuda/gpu_requirement.hpp"
 #include "cuda/grouped_gemm.cuh"
 
@@ -99,8 +101,7 @@ void launch_grouped_gemm(const GroupedPlan& plan, const GroupedPointers& ptr, cu
   with_kernel(e.mode, plan.decode.max_tokens, [&](auto kernel) {
     for (int round = 0; round < plan.rounds; ++round) {
       p.round = round;
-      kernel<<<grid, decode::kThreads, std::size_t(plan.decode.smem_bytes), stream>>>(p);
-      FP4GEMM_CUDA_CHECK_LAUNCH();
+      launch_kernel(kernel, grid, decode::kThreads, plan.decode.smem_bytes, plan.decode.dependent_launch, stream, p);
     }
   });
 }

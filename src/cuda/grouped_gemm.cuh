@@ -6,6 +6,10 @@
 // planned for max(1, E / 4) such GEMMs filling the GPU together (grouped_gemm.cu), repeated for
 // every expert; one launch per round of kMaxTokens (1, 8, 16 or 32) tokens per expert, a single
 // one when the host's bound on the tokens of an expert is <= kMaxTokens):
+//  0. Launched as a programmatic dependent launch (sm_90+, dependent_launch.cuh), the CTA may
+//     start during the previous kernel's tail; it waits for that kernel first, since the offsets,
+//     A, D, the workspace, counters and status may be its (a router writes the offsets). So only
+//     the launch and the CTA's start overlap; decode_cta then lets the next kernel start.
 //  1. Read expert e = blockIdx.z's token range from the device offsets (int32 or int64):
 //     rows offsets[e] .. offsets[e+1]-1 of A and D. This round's chunk is its rows
 //     round*kMaxTokens .. +kMaxTokens-1; a CTA whose chunk is empty returns at once (uniformly, before any
@@ -118,6 +122,7 @@ __device__ __forceinline__ bool expert_params(const Params& p, int e, decode::Pa
 template <int kMaxTokens, bool kAFp4>
 __global__ void __launch_bounds__(decode::kThreads) grouped_gemm_kernel(const Params p) {
   extern __shared__ uint4 smem[];
+  wait_for_prerequisite_grids();
   decode::Params expert;
   if (!expert_params<kMaxTokens, kAFp4>(p, int(blockIdx.z), expert)) return;
   decode::decode_cta<kMaxTokens, kAFp4>(expert, decode::CtaCoord{int(blockIdx.x), int(blockIdx.y), int(gridDim.y)},

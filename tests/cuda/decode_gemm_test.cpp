@@ -91,26 +91,16 @@ TEST(DecodeGemmActivationRange, ActivationsFrom2ToTheMinus90To2ToThe90) {
   }
 }
 
-// Calls enqueued back to back without synchronization (a decode step's chain): on sm_90 each is a
+// Back-to-back calls (test::check_chain_gives_the_bits_of_one_call): on sm_90 each is a
 // programmatic dependent launch that starts during the previous one's tail, and must still wait
 // for it before touching A, the output and the split-K workspace and counters. A call that ran
 // ahead would corrupt a counter and leave an N-tile unwritten or summed from a partial workspace,
-// in that call or any later one: the run after the chain must give the first run's bits. Split-K
-// shapes of the M = 1 and the M <= 16 instances, both modes (w4a4 quantizes A in each call).
+// in that call or any later one. Split-K shapes of the M = 1 and the M <= 16 instances, both modes
+// (w4a4 quantizes A in each call).
 void expect_chain_gives_the_bits_of_one_call(const GemmProblem& problem) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE(fmt::format("{} seed {}", problem.describe(), seed));
-  const std::unique_ptr<GemmRun> run = decode().prepare(random_operands(problem, seed));
-  run->poison_output();
-  run->run();
-  const std::vector<float> once = run->output();
-  for (int i = 0; i < 200; ++i) run->run();
-  run->poison_output();
-  run->run();
-  const std::vector<float> after_chain = run->output();
-  ASSERT_EQ(once.size(), after_chain.size());
-  EXPECT_EQ(0, std::memcmp(once.data(), after_chain.data(), once.size() * sizeof(float)))
-      << "the call after 200 back-to-back calls gave other bits";
+  test::check_chain_gives_the_bits_of_one_call(*decode().prepare(random_operands(problem, seed)));
 }
 
 TEST(DecodeGemmChain, BackToBackCallsGiveTheBitsOfOneCall) {

@@ -5,7 +5,8 @@
 // many K-slices (split-K per expert). Output poisoned before each run, checked within the
 // backend's accuracy bound, not all zero, and the same bits on a second run. Also: int64
 // offsets, a bound above the counts (extra rounds with nothing to do), an expert over the
-// bound reported by name, and 16 experts whose K-splits are planned together.
+// bound reported by name, 16 experts whose K-splits are planned together, and back-to-back
+// calls (dependent launches).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -129,6 +130,20 @@ TEST_F(GroupedKernelOptions, ManyExpertsShareTheKSplitsOfTheLaunch) {
   const GroupedOperands ops = random_grouped_operands(problem, seed);
   check_run(*cuda::prepare_grouped_kernel(ops, {false, std::nullopt}), ops,
             find_grouped_backend("cuda-grouped").accuracy());
+}
+
+// Back-to-back calls (on sm_90 programmatic dependent launches, which wait for the previous kernel
+// before reading the offsets): the call after 200 of them gives the first call's bits. Both modes;
+// expert 2 takes two rounds (two launches per call, sharing the split-K counters).
+TEST_F(GroupedKernelOptions, BackToBackCallsGiveTheBitsOfOneCall) {
+  for (Mode mode : {Mode::w4a16, Mode::w4a4}) {
+    const std::uint64_t seed = test::fresh_seed();
+    const GroupedProblem problem =
+        grouped_of({mode, Fp4Format::nvfp4, ScaleLayout::linear, DType::f32}, {1, 0, 40, 3}, 200, 6144);
+    SCOPED_TRACE(fmt::format("{} seed {}", problem.describe(), seed));
+    test::check_chain_gives_the_bits_of_one_call(
+        *cuda::prepare_grouped_kernel(random_grouped_operands(problem, seed), {false, std::nullopt}));
+  }
 }
 
 }  // namespace

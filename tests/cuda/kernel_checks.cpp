@@ -146,6 +146,19 @@ void check_bit_exact(const Backend& backend, const GemmProblem& problem, std::mt
   EXPECT_EQ(mismatches, 0) << first;
 }
 
+void check_chain_gives_the_bits_of_one_call(GemmRun& run) {
+  run.poison_output();
+  run.run();
+  const std::vector<float> once = run.output();
+  for (int i = 0; i < 200; ++i) run.run();
+  run.poison_output();
+  run.run();
+  const std::vector<float> after_chain = run.output();
+  ASSERT_EQ(once.size(), after_chain.size());
+  EXPECT_EQ(0, std::memcmp(once.data(), after_chain.data(), once.size() * sizeof(float)))
+      << "the call after 200 back-to-back calls gave other bits";
+}
+
 void check_availability(const Backend& backend, bool (*supported)(const GpuInfo&),
                         const std::string& need) {
   const Verdict available = backend.availability();

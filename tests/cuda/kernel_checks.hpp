@@ -37,6 +37,12 @@ void check_random_scaled_activations(const Backend& backend, const GemmProblem& 
 // K <= 1024): any summation order gives the exact sum, so D must equal the reference bit for bit.
 void check_bit_exact(const Backend& backend, const GemmProblem& problem, std::mt19937_64& rng);
 
+// Calls enqueued back to back without synchronization (a decode step's chain; on sm_90 each a
+// programmatic dependent launch that may start during the previous one's tail and must still wait
+// for it before touching what that one reads or writes): poison, one call, read; 200 calls;
+// poison, one call, read: the last call must give the first one's bits.
+void check_chain_gives_the_bits_of_one_call(GemmRun& run);
+
 // backend.availability() on this machine: without a device it names "no CUDA device"; on a GPU
 // that `supported` rejects its reason contains `need`; otherwise it is available.
 void check_availability(const Backend& backend, bool (*supported)(const GpuInfo&),

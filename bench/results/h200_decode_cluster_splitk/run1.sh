@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # PLAN, NOT YET RUN (stops 20-21 had no GPU lent): cuda-decode v11, the K-slices of a tile summed
 # in a thread-block cluster (FP4GEMM_DECODE_SPLIT_SUMS=cluster; src/cuda/notes_decode.md v11), and
-# cuda-wgmma's split-K handshake through last_to_arrive; and 8 warps per CTA. One call on the H200,
+# cuda-grouped as a programmatic dependent launch; cuda-wgmma's split-K handshake through
+# last_to_arrive; and 8 warps per CTA. One call on the H200,
 # ~8-9 minutes (every step packs its files, so a step cut by the limit keeps the earlier ones).
 #
 # Build here first (sm_90a only; the device has no Debian packages, fp4gemm links them statically):
@@ -20,7 +21,7 @@ source scripts/device_prelude.sh v11 .carry/v11 .carry/base=base .carry/w8=w8 ||
 G="--max-seconds 0.1 --ceilings bench/results/h200_merged_verify/ceilings.json"
 
 # 1. Correctness first: the GPU tests of every kernel whose code changed (decode: step 4'; grouped:
-#    the same CTA code; mma and wgmma: the shared split-K handshake).
+#    the dependent launch and the shared store code; mma and wgmma: the shared split-K handshake).
 for t in decode_gemm_test grouped_gemm_test wgmma_gemm_test mma_gemm_test; do
   timeout 150 "$B/$t" > "$O/$t.log" 2>&1
   echo "$t rc=$? ${SECONDS}s $(summary "$O/$t.log")"
@@ -46,7 +47,8 @@ for sums in global cluster; do
   echo "== w4a4 $sums rc=$? ${SECONDS}s"; rows "$O/w4a4_$sums.txt"; pack
 done
 
-# 2''. cuda-grouped (the same CTA code, without step 4'; its registers moved, 48-80 from 54-88):
+# 2''. cuda-grouped (now a programmatic dependent launch that waits first; the same CTA code, without
+#    step 4'; its registers moved, 48-80 from 54-88):
 #    committed build against v11, 32 experts x 1 and 16 tokens.
 for b in fp4gemm_base fp4gemm; do
   timeout 90 "$B/$b" bench --grouped --backend cuda-grouped --experts 32 --tokens-per-expert 1,16 -n 4096 -k 6144 \
