@@ -1,7 +1,7 @@
 #pragma once
 // PTX wrappers of Hopper's asynchronous machinery (sm_90 / sm_90a), used by cuda-wgmma:
 //   mbarrier    init, arrive (plain, and with an expected transaction count), parity wait;
-//   TMA         cp.async.bulk.tensor 2-D tile loads completing on an mbarrier;
+//   TMA         cp.async.bulk.tensor 2-D tile loads and plain bulk copies completing on an mbarrier;
 //   wgmma       fence / commit / wait, the bf16 m64n{128,256}k16 MMA with both operands in
 //               shared memory, and the matrix descriptor of a 128-byte-swizzled K-major operand;
 //   proxies     the fence that makes ordinary shared-memory stores visible to wgmma / TMA;
@@ -64,6 +64,16 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, s
       " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(smem_address(dst)),
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(smem_address(bar)), "r"(x), "r"(y)
       : "memory");
+}
+
+// `bytes` contiguous bytes (a multiple of 16; both addresses 16-byte aligned) from global into
+// shared memory by the bulk copy engine, completing `bar`'s transactions (non-tensor
+// cp.async.bulk; used by bench/decode_stream_probe.cu).
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, std::uint32_t bytes, std::uint64_t* bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                   smem_address(dst)),
+               "l"(src), "r"(bytes), "r"(smem_address(bar))
+               : "memory");
 }
 
 // ------------------------------------------------------------------ proxies

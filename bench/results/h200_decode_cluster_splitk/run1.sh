@@ -7,8 +7,8 @@
 #
 # Build here first (sm_90a only; the device has no Debian packages, fp4gemm links them statically):
 #   cmake -S . -B build-h200 -G Ninja -DCMAKE_BUILD_TYPE=Release -DFP4GEMM_CUDA_ARCHITECTURES=90a-real
-#   cmake --build build-h200 --target fp4gemm decode_gemm_test wgmma_gemm_test mma_gemm_test grouped_gemm_test
-#   mkdir -p .carry/v11 && for f in fp4gemm tests/cuda/{decode,wgmma,mma,grouped}_gemm_test; do
+#   cmake --build build-h200 --target fp4gemm decode_gemm_test wgmma_gemm_test mma_gemm_test grouped_gemm_test decode_stream_probe
+#   mkdir -p .carry/v11 && for f in fp4gemm bench/decode_stream_probe tests/cuda/{decode,wgmma,mma,grouped}_gemm_test; do
 #     xz -T2 -c build-h200/$f > .carry/v11/$(basename $f).xz; done
 # and, each built the same way in its own git worktree:
 #   .carry/base/fp4gemm.xz   commit e31eea3 (stop 19's committed kernels), the baseline;
@@ -19,6 +19,12 @@
 #           carry=[".carry/v11", ".carry/base", ".carry/w8"]).
 source scripts/device_prelude.sh v11 .carry/v11 .carry/base=base .carry/w8=w8 || exit 1
 G="--max-seconds 0.1 --ceilings bench/results/h200_merged_verify/ceilings.json"
+
+# 0. The weight stream alone (bench/decode_stream_probe.cu): cuda-decode's M = 1 grids with no
+#    compute, cp.async against bulk copies, row- against group-major tiles, 4 against 8 stages;
+#    then with 300 and 600 cycles of stand-in work per group.
+timeout 60 "$B/decode_stream_probe" --work 0 300 600 --ceiling-gbs 4605 --json "$O/stream_probe.json" > "$O/stream_probe.txt" 2>&1
+echo "== stream probe rc=$? ${SECONDS}s"; cat "$O/stream_probe.txt"; pack
 
 # 1. Correctness first: the GPU tests of every kernel whose code changed (decode: step 4'; grouped:
 #    the dependent launch and the shared store code; mma and wgmma: the shared split-K handshake).
