@@ -12,6 +12,10 @@
 #                 time limit still leaves the earlier steps' files);
 #   summary LOG   the gtest totals and compute-sanitizer summaries of LOG on one line;
 #   rows TABLE    M, N, K, time, % of floor and backend of each row of a `bench` table;
+#   step LABEL SECONDS CMD...
+#                 runs CMD with a time limit, its output in $O/LABEL.txt, then prints "== LABEL
+#                 rc=.. Ns" and the bench table rows of that output, and packs (an assignment in
+#                 front, VAR=x step ..., reaches CMD's environment);
 #   CS, NCU       compute-sanitizer and ncu (from PATH, else /usr/local/cuda/bin);
 #   SECONDS       restarted, for the "${SECONDS}s" marks of each step.
 # Bad arguments, an unset OUT, a folder without .xz files or a failed unpack: a message naming
@@ -67,4 +71,13 @@ summary() {
   grep -E '^\[  (PASSED|FAILED|SKIPPED) *\] [0-9]+ tests?|(ERROR|RACECHECK) SUMMARY' "$1" | tr '\n' ' '
 }
 rows() { grep -E "^ *[0-9]+ " "$1" | awk '{print $1, $2, $3, $6, $10, $11}'; }
+step() {
+  local label=$1 limit=$2 rc
+  shift 2
+  timeout "$limit" "$@" > "$O/$label.txt" 2>&1
+  rc=$?
+  echo "== $label rc=$rc ${SECONDS}s"
+  rows "$O/$label.txt"
+  pack
+}
 SECONDS=0

@@ -36,11 +36,11 @@ constexpr int kSliceSmemLimit = 48 * 1024;
 // (h200_stop15_experiments), when the kernel was issue-bound.
 constexpr int kCtasPerSmTarget = 4;
 
-// f(the kernel instance for M <= max_tokens): decode::with_instance's choice, A staged from bf16
+// f(the kernel instance for M <= max_tokens): decode::with_tokens's choice, A staged from bf16
 // in both modes (w4a4: A's block values, DecodePlan::a_block_values).
 template <class F>
 decltype(auto) with_kernel(int max_tokens, F&& f) {
-  return decode::with_instance(false, max_tokens, [&](auto tokens, auto a_fp4) {
+  return decode::with_tokens<false>(max_tokens, [&](auto tokens, auto a_fp4) {
     return f(decode::decode_gemm_kernel<decltype(tokens)::value, decltype(a_fp4)::value>);
   });
 }

@@ -574,18 +574,21 @@ __global__ void __launch_bounds__(kThreads) decode_gemm_kernel(const Params p) {
 // The instances of decode_cta a launcher picks from (M <= 1, 8, 16 or 32: max_tokens_for(M);
 // A staged from FP4 or from bf16): calls f(std::integral_constant<int, kMaxTokens>,
 // std::bool_constant<kAFp4>). Host code; the launchers of cuda-decode and cuda-grouped pass each
-// their own kernel.
+// their own kernel. with_tokens fixes A's form at compile time (cuda-decode always stages bf16, so
+// no FP4-staging kernel of it is compiled); with_instance picks it at run time (cuda-grouped).
+template <bool kAFp4, class F>
+decltype(auto) with_tokens(int max_tokens, F&& f) {
+  const std::bool_constant<kAFp4> a_fp4;
+  switch (max_tokens) {
+    case 1: return f(std::integral_constant<int, 1>{}, a_fp4);
+    case 8: return f(std::integral_constant<int, 8>{}, a_fp4);
+    case 16: return f(std::integral_constant<int, 16>{}, a_fp4);
+    default: return f(std::integral_constant<int, 8 * kMaxTokenBlocks>{}, a_fp4);
+  }
+}
 template <class F>
 decltype(auto) with_instance(bool a_fp4, int max_tokens, F&& f) {
-  const auto with_tokens = [&](auto a_fp4) -> decltype(auto) {
-    switch (max_tokens) {
-      case 1: return f(std::integral_constant<int, 1>{}, a_fp4);
-      case 8: return f(std::integral_constant<int, 8>{}, a_fp4);
-      case 16: return f(std::integral_constant<int, 16>{}, a_fp4);
-      default: return f(std::integral_constant<int, 8 * kMaxTokenBlocks>{}, a_fp4);
-    }
-  };
-  return a_fp4 ? with_tokens(std::true_type{}) : with_tokens(std::false_type{});
+  return a_fp4 ? with_tokens<true>(max_tokens, f) : with_tokens<false>(max_tokens, f);
 }
 
 }  // namespace fp4gemm::cuda::decode

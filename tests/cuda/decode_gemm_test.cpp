@@ -137,6 +137,15 @@ class DecodeGemmSplitSums : public testing::Test {
   }
 };
 
+// A cluster of up to 16 of these CTAs (<= 72 registers x 128 threads, <= ~61 KB of shared memory)
+// is resident on every sm_90 GPU, so there a plan without clusters is a planner bug and fails;
+// on later architectures it is only reported (their limits were never measured here).
+void expect_clusters_used(const cuda::DecodePlan& plan) {
+  if (plan.splits_in_cluster) return;
+  if (cuda::current_device_sm() == 90) FAIL() << "no cluster plan on sm_90: " << plan.describe();
+  GTEST_SKIP() << "this GPU takes no cluster of " << plan.splits << " CTAs: " << plan.describe();
+}
+
 TEST_F(DecodeGemmSplitSums, ClusterAndGlobalSumsGiveTheSameBits) {
   using Run = cuda::KernelGemmRun<cuda::DecodePlan, cuda::launch_decode_gemm>;
   for (Fp4Format format : {Fp4Format::nvfp4, Fp4Format::mxfp4}) {
@@ -152,8 +161,10 @@ TEST_F(DecodeGemmSplitSums, ClusterAndGlobalSumsGiveTheSameBits) {
       const cuda::DecodePlan cluster = cuda::plan_decode_gemm(problem, 1, cuda::SplitSums::cluster_where_able);
       ASSERT_GT(global.splits, 1);
       ASSERT_EQ(global.splits, cluster.splits) << "both plans must slice K alike";
+      ASSERT_EQ(global.groups_per_split, cluster.groups_per_split) << "both plans must slice K alike";
       EXPECT_FALSE(global.splits_in_cluster);
-      ASSERT_TRUE(cluster.splits_in_cluster) << cluster.describe();
+      expect_clusters_used(cluster);
+      if (testing::Test::IsSkipped() || testing::Test::HasFatalFailure()) return;
       EXPECT_EQ(cluster.workspace_floats, 0u);
       const GemmOperands operands = random_operands(problem, seed);
       std::vector<float> d[2];
@@ -198,8 +209,9 @@ TEST_F(DecodeGemmSplitSums, ClusterSumsThroughTheEnvironmentMatchTheReference) {
     const struct { std::int64_t m, n, k; } shapes[] = {{1, 768, 384 * b}, {9, 1, 384 * b}, {16, 200, 128 * b}};
     for (const auto& s : shapes) {
       const GemmProblem problem = problem_of(c, s.m, s.n, s.k);
-      const cuda::DecodePlan plan = cuda::plan_decode_gemm(problem, 1, cuda::split_sums_from_environment());
-      ASSERT_TRUE(plan.splits_in_cluster) << problem.describe() << ": " << plan.describe();
+      SCOPED_TRACE(problem.describe());
+      expect_clusters_used(cuda::plan_decode_gemm(problem, 1, cuda::split_sums_from_environment()));
+      if (testing::Test::IsSkipped() || testing::Test::HasFatalFailure()) return;
       check_random(decode(), problem);
     }
   }
