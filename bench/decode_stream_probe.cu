@@ -267,7 +267,8 @@ int run(int argc, char** argv) {
              "copies", "layout", "stages", "us", "net us", "GB/s", "net", percent_header);
   for (const GemmShape& shape : shapes) {
     const DecodePlan plan =
-        plan_decode_gemm({shape, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::linear, DType::bf16});
+        plan_decode_gemm({shape, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::linear, DType::bf16}, 1,
+                         SplitSums::global);
     Geometry g;
     g.row_tiles = int(shape.n / 16);
     g.k_groups = plan.k_groups;

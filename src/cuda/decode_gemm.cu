@@ -6,8 +6,9 @@
 //                 GEMMs of the launch)),
 //                 capped by the K-groups, and slices short enough that the A slice fits
 //                 kSliceSmemLimit of shared memory; then rebalanced so no slice is empty;
-//   split-K sums  in global memory, or (SplitSums::cluster_where_able, sm_90+) in a cluster of the
-//                 tile's K-slices, re-planned with at most kMaxClusterSplits of them, where such a
+//   split-K sums  in global memory, or (cluster_sums_wanted: by default where the global plan has
+//                 more than kMaxClusterSplits K-slices; sm_90+) in a cluster of the tile's
+//                 K-slices, re-planned with at most kMaxClusterSplits of them, where such a
 //                 cluster can be resident (cudaOccupancyMaxActiveClusters); else the global plan;
 //   launch        programmatic dependent (sm_90+, dependent_launch.cuh): the kernel's start-up
 //                 and first weight copies overlap the previous kernel of the stream.
@@ -78,9 +79,21 @@ std::string DecodePlan::describe() const {
 }
 
 SplitSums parse_split_sums(std::string_view value) {
-  if (value.empty() || value == "global") return SplitSums::global;
+  if (value.empty() || value == "auto") return SplitSums::by_slice_count;
+  if (value == "global") return SplitSums::global;
   if (value == "cluster") return SplitSums::cluster_where_able;
-  throw InvalidArgument(fmt::format("FP4GEMM_DECODE_SPLIT_SUMS = '{}' is not one of: global, cluster", value));
+  throw InvalidArgument(
+      fmt::format("FP4GEMM_DECODE_SPLIT_SUMS = '{}' is not one of: auto, global, cluster", value));
+}
+
+bool cluster_sums_wanted(SplitSums sums, int global_splits) {
+  if (global_splits <= 1) return false;
+  switch (sums) {
+    case SplitSums::global: return false;
+    case SplitSums::cluster_where_able: return true;
+    case SplitSums::by_slice_count: return global_splits > kMaxClusterSplits;
+  }
+  return false;
 }
 
 SplitSums split_sums_from_environment() {
@@ -134,7 +147,7 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_l
           problem.describe(), s.k, plan.splits);
 
   with_kernel(plan.max_tokens, [&](auto kernel) {
-    if (sums == SplitSums::cluster_where_able && plan.splits > 1 && current_device_sm() >= 90) {
+    if (cluster_sums_wanted(sums, plan.splits) && current_device_sm() >= 90) {
       DecodePlan clustered = plan;
       slice_k(clustered, kMaxClusterSplits);
       allow_dynamic_smem(reinterpret_cast<const void*>(kernel), clustered.smem_bytes, "cuda-decode");

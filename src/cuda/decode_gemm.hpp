@@ -43,12 +43,24 @@ struct DecodePlan {
 
 // Where a plan's K-slices are summed: in global memory by the last CTA of each N-tile (step 4), or
 // where the GPU can (sm_90+, at most kMaxClusterSplits K-slices, a cluster of them resident) in a
-// thread-block cluster (step 4'), the K-slices then capped at kMaxClusterSplits.
-enum class SplitSums { global, cluster_where_able };
+// thread-block cluster (step 4'), the K-slices then capped at kMaxClusterSplits. by_slice_count
+// takes the cluster sums where the global plan has more than kMaxClusterSplits K-slices (so the
+// cluster plan re-slices K into fewer, longer slices).
+enum class SplitSums { by_slice_count, global, cluster_where_able };
 inline constexpr int kMaxClusterSplits = 16;  // sm_90's largest (non-portable) cluster
-// cuda-decode's choice, from the environment variable FP4GEMM_DECODE_SPLIT_SUMS: "global" (also
-// when unset or empty) or "cluster" (cluster_where_able). An experiment switch until the cluster
-// sums are measured on a GPU; anything else throws InvalidArgument naming the variable.
+// Measured on an H100 (bench/results/h100_decode_cluster_splitk and h100_decode_split_sums_rule,
+// w4a16, K = 6144): where the global plan has 24-48 K-slices (N = 1024 .. 256) the cluster sums
+// take up to 2.6 us off (16 x 512: 9.24 -> 6.60 us; 16 x 1024 alone loses 0.18 us); with exactly
+// 16 (N = 2048, 1536) they lose at M = 1 (1 x 2048: 6.42 -> 7.69 us) and gain at M = 16 (0.5-0.7
+// us); with 3-8 (N = 16384 .. 4096, 6144 x 2048) they add up to 10 us (16 x 16384: 39.64 -> 49.63
+// us): a cluster's CTAs are placed together, and with few slices the workspace round trip they
+// save is small.
+// Whether a plan whose global sums would have `global_splits` K-slices sums them in clusters
+// (where the GPU can).
+bool cluster_sums_wanted(SplitSums sums, int global_splits);
+// cuda-decode's choice, from the environment variable FP4GEMM_DECODE_SPLIT_SUMS: "auto" (also
+// when unset or empty: by_slice_count), "global" or "cluster" (cluster_where_able), the last two
+// for experiments; anything else throws InvalidArgument naming the variable.
 SplitSums split_sums_from_environment();
 SplitSums parse_split_sums(std::string_view value);
 
@@ -59,8 +71,7 @@ Verdict decode_kernel_image_present();
 // Throws InvalidArgument when decode_can_implement refuses the problem. `gemms_per_launch`: how
 // many GEMMs of this shape one launch runs side by side (cuda-grouped: the experts expected to
 // receive tokens); the K-splits are planned so that all of them together give the CTAs wanted.
-DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_launch = 1,
-                            SplitSums sums = SplitSums::global);
+DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_launch, SplitSums sums);
 // The order in which prepare() re-lays B's scales for the decode kernels (format/tiles.hpp):
 // one tile per 16 rows (a warp's) x 128 k (a group), lane (g, t)'s bytes together: NVFP4 128
 // bytes, byte (r, j) at 4 (4 (r % 8) + j / 2) + 2 (r / 8) + j % 2; MXFP4 64 bytes, byte (r, j) at

@@ -116,11 +116,12 @@ TEST(DecodeGemmChain, BackToBackCallsGiveTheBitsOfOneCall) {
 TEST(DecodeGemmPlan, KSplitsCountEveryGemmOfTheLaunch) {
   if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   const GemmProblem problem{{1, 4096, 6144}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::linear, DType::bf16};
-  const cuda::DecodePlan one = cuda::plan_decode_gemm(problem), eight = cuda::plan_decode_gemm(problem, 8);
+  const auto plan = [&](std::int64_t gemms) { return cuda::plan_decode_gemm(problem, gemms, cuda::SplitSums::global); };
+  const cuda::DecodePlan one = plan(1), eight = plan(8);
   EXPECT_GT(one.splits, 1);
   EXPECT_LT(eight.splits, one.splits);
-  EXPECT_EQ(cuda::plan_decode_gemm(problem, 100000).splits, 1);
-  test::expect_error<InvalidArgument>([&] { cuda::plan_decode_gemm(problem, 0); },
+  EXPECT_EQ(plan(100000).splits, 1);
+  test::expect_error<InvalidArgument>([&] { plan(0); },
                                       "gemms_per_launch = 0 must be >= 1");
 }
 
@@ -187,6 +188,26 @@ TEST_F(DecodeGemmSplitSums, ClusterAndGlobalSumsGiveTheSameBits) {
   }
 }
 
+// The default choice (SplitSums::by_slice_count): on this GPU's SM count, a plan whose global
+// sums would have more than kMaxClusterSplits K-slices sums them in clusters, one with fewer
+// keeps the global sums (132 SMs: N = 256 and 768 have 48 and 24 K-slices, 2048 16, 4096 8 and
+// 16384 3).
+TEST_F(DecodeGemmSplitSums, DefaultSumsInClustersOnlyWhereTheGlobalPlanHasManySlices) {
+  for (std::int64_t n : {256, 768, 2048, 4096, 16384}) {
+    const GemmProblem problem = problem_of({Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::linear, DType::bf16}, 1, n, 6144);
+    SCOPED_TRACE(problem.describe());
+    const cuda::DecodePlan global = cuda::plan_decode_gemm(problem, 1, cuda::SplitSums::global);
+    const cuda::DecodePlan chosen = cuda::plan_decode_gemm(problem, 1, cuda::SplitSums::by_slice_count);
+    if (global.splits > cuda::kMaxClusterSplits) {
+      expect_clusters_used(chosen);
+      if (testing::Test::IsSkipped() || testing::Test::HasFatalFailure()) return;
+    } else {
+      EXPECT_FALSE(chosen.splits_in_cluster) << chosen.describe();
+      EXPECT_EQ(chosen.splits, global.splits);
+    }
+  }
+}
+
 // The backend with FP4GEMM_DECODE_SPLIT_SUMS=cluster against the CPU reference, every combo, on
 // shapes whose K-slices the cluster plan caps at 16 (global plans on 132 SMs: NVFP4 24 and 48
 // slices, MXFP4 32 and 96) as well as one it keeps (NVFP4; MXFP4 32 -> 16); each plan checked to
@@ -221,12 +242,30 @@ TEST_F(DecodeGemmSplitSums, ClusterSumsThroughTheEnvironmentMatchTheReference) {
 }
 
 // ------------------------------------------------------------------ admission (no GPU needed)
-TEST(DecodeGemmRules, SplitSumsSwitchTakesGlobalOrClusterAndNamesTheVariable) {
-  EXPECT_EQ(cuda::parse_split_sums(""), cuda::SplitSums::global);
+TEST(DecodeGemmRules, SplitSumsSwitchTakesAutoGlobalOrClusterAndNamesTheVariable) {
+  EXPECT_EQ(cuda::parse_split_sums(""), cuda::SplitSums::by_slice_count);
+  EXPECT_EQ(cuda::parse_split_sums("auto"), cuda::SplitSums::by_slice_count);
   EXPECT_EQ(cuda::parse_split_sums("global"), cuda::SplitSums::global);
   EXPECT_EQ(cuda::parse_split_sums("cluster"), cuda::SplitSums::cluster_where_able);
   test::expect_error<InvalidArgument>([] { cuda::parse_split_sums("clusters"); },
-                                      "FP4GEMM_DECODE_SPLIT_SUMS = 'clusters' is not one of: global, cluster");
+                                      "FP4GEMM_DECODE_SPLIT_SUMS = 'clusters' is not one of: auto, global, cluster");
+}
+
+// The measured rule (decode_gemm.hpp): the cluster sums where the global plan would sum more than
+// kMaxClusterSplits = 16 K-slices (N = 768 x K = 6144 on 132 SMs: 24), not with 16 (N = 2048) nor
+// 3-8 (N = 16384 .. 4096); never for an unsplit plan; the two forced choices whatever the count.
+TEST(DecodeGemmRules, ClusterSumsAreWantedAboveSixteenKSlices) {
+  using cuda::SplitSums;
+  EXPECT_FALSE(cuda::cluster_sums_wanted(SplitSums::by_slice_count, 1));
+  EXPECT_FALSE(cuda::cluster_sums_wanted(SplitSums::by_slice_count, 8));
+  EXPECT_FALSE(cuda::cluster_sums_wanted(SplitSums::by_slice_count, 16));
+  EXPECT_TRUE(cuda::cluster_sums_wanted(SplitSums::by_slice_count, 17));
+  EXPECT_TRUE(cuda::cluster_sums_wanted(SplitSums::by_slice_count, 48));
+  for (int splits : {2, 8, 16, 48}) {
+    EXPECT_FALSE(cuda::cluster_sums_wanted(SplitSums::global, splits));
+    EXPECT_TRUE(cuda::cluster_sums_wanted(SplitSums::cluster_where_able, splits));
+  }
+  EXPECT_FALSE(cuda::cluster_sums_wanted(SplitSums::cluster_where_able, 1));
 }
 
 TEST(DecodeGemmRules, CanImplementTakesMUpTo32AndWhatTheFormatAllows) {

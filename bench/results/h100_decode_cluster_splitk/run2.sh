@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# PLAN, NOT YET RUN. Call 2 of 3 (RUN.md): timing, one process per build or switch, ratios against
+# Ran on 2026-12-05 on an H100 (RUN.md has the results). Call 2 of 3 (RUN.md): timing, one process per build or switch, ratios against
 # cublas-bf16 in the same process: the committed kernels (fp4gemm_base, e31eea3), v11 with the
 # global sums (the cost of the added code), v11 with the cluster sums; cuda-grouped (now a
 # programmatic dependent launch) against the committed build. Step timeouts sum to 510 s. Call:
-# run(command="bash bench/results/h200_decode_cluster_splitk/run2.sh", carry=[".carry/v11",
+# run(command="bash bench/results/h100_decode_cluster_splitk/run2.sh", carry=[".carry/v11",
 # ".carry/base"]); files in $OUT/v11c2.tgz.
 source scripts/device_prelude.sh v11c2 .carry/v11 .carry/base=base || exit 1
 G="--max-seconds 0.1 --ceilings bench/results/h200_merged_verify/ceilings.json"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# PLAN, NOT YET RUN (stops 20-21 had no GPU lent). Call 1 of 3 (RUN.md: how to build the carried
+# Ran on 2026-12-05 on an H100 (RUN.md has the results). Call 1 of 3 (RUN.md: how to build the carried
 # binaries): the weight stream alone, then correctness of everything that changed. Step timeouts
-# sum to 550 s. Call: run(command="bash bench/results/h200_decode_cluster_splitk/run1.sh",
+# sum to 550 s. Call: run(command="bash bench/results/h100_decode_cluster_splitk/run1.sh",
 # carry=[".carry/v11"]); files in $OUT/v11c1.tgz.
 source scripts/device_prelude.sh v11c1 .carry/v11 || exit 1
 

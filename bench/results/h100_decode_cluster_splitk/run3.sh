@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# PLAN, NOT YET RUN. Call 3 of 3 (RUN.md): the 8-warp-CTA variant (half the A re-reads at M = 16),
+# Ran on 2026-12-05 on an H100 (RUN.md has the results). Call 3 of 3 (RUN.md): the 8-warp-CTA variant (half the A re-reads at M = 16),
 # w4a4 with both sums, and the sanitizers on the cluster sums. Step timeouts sum to 550 s. Call:
-# run(command="bash bench/results/h200_decode_cluster_splitk/run3.sh", carry=[".carry/v11",
+# run(command="bash bench/results/h100_decode_cluster_splitk/run3.sh", carry=[".carry/v11",
 # ".carry/w8"]); files in $OUT/v11c3.tgz.
 source scripts/device_prelude.sh v11c3 .carry/v11 .carry/w8=w8 || exit 1
 G="--max-seconds 0.1 --ceilings bench/results/h200_merged_verify/ceilings.json"
