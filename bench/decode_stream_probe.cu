@@ -268,7 +268,7 @@ int run(int argc, char** argv) {
   for (const GemmShape& shape : shapes) {
     const DecodePlan plan =
         plan_decode_gemm({shape, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::linear, DType::bf16}, 1,
-                         SplitSums::global);
+                         {SplitSums::global});
     Geometry g;
     g.row_tiles = int(shape.n / 16);
     g.k_groups = plan.k_groups;

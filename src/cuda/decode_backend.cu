@@ -18,15 +18,17 @@ class DecodeBackend final : public Backend {
   std::string_view summary() const override {
     return "CUDA decode kernels (M <= 32): weights streamed once through a cp.async ring, "
            "dequantized in registers by bit placement (exact), mma.sync with the tokens as the MMA's "
-           "N, split-K, programmatic dependent launch on sm_90; w4a4: the bf16 activations "
-           "quantized on the GPU in every call, staged as their block values; sm_80+";
+           "N, split-K (summed in thread-block clusters on sm_90 where a tile has many K-slices), "
+           "programmatic dependent launch on sm_90; w4a4: the bf16 activations quantized on the GPU in "
+           "every call (at M = 1 with N <= 4096 by the GEMM kernel itself), staged as their block "
+           "values; sm_80+";
   }
   DeviceKind device() const override { return DeviceKind::cuda; }
   Accuracy accuracy() const override { return bf16_mma_accuracy(); }
   Verdict availability() const override {
     if (const Verdict sm = require_sm(80, "needs sm_80+ (bf16 mma.sync)"); !sm) return sm;
     try {
-      split_sums_from_environment();
+      decode_choices_from_environment();
     } catch (const InvalidArgument& e) {
       return Verdict::no(e.what());
     }
@@ -40,7 +42,7 @@ class DecodeBackend final : public Backend {
     const Verdict available = availability();
     if (!available) throw Error(fmt::format("cuda-decode is not available: {}", available.reason));
     return std::make_unique<KernelGemmRun<DecodePlan, launch_decode_gemm>>(
-        operands, plan_decode_gemm(operands.problem, 1, split_sums_from_environment()));
+        operands, plan_decode_gemm(operands.problem, 1, decode_choices_from_environment()));
   }
 };
 

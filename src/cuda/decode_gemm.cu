@@ -10,6 +10,8 @@
 //                 more than kMaxClusterSplits K-slices; sm_90+) in a cluster of the tile's
 //                 K-slices, re-planned with at most kMaxClusterSplits of them, where such a
 //                 cluster can be resident (cudaOccupancyMaxActiveClusters); else the global plan;
+//   w4a4's A      quantized by every CTA for its slice (step 1q) at M = 1 with few N-tiles
+//                 (a_quantized_in_kernel_wanted), else by the GPU quantizer's kernel before;
 //   launch        programmatic dependent (sm_90+, dependent_launch.cuh): the kernel's start-up
 //                 and first weight copies overlap the previous kernel of the stream.
 #include "cuda/decode_gemm.hpp"
@@ -18,6 +20,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string>
+#include <string_view>
+#include <utility>
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/gpu_requirement.hpp"
@@ -72,18 +77,52 @@ bool clusters_fit(Kernel kernel, const DecodePlan& plan) {
 }  // namespace
 
 std::string DecodePlan::describe() const {
-  return fmt::format("M <= {}: {} x {} CTAs of {} threads, K-slices of {}{}, {} B smem, {} CTAs/SM{}",
+  return fmt::format("M <= {}: {} x {} CTAs of {} threads, K-slices of {}{}, {} B smem, {} CTAs/SM{}{}",
                      max_tokens, tiles_n, splits, decode::kThreads, groups_per_split * decode::kGroupK,
                      splits_in_cluster ? " summed in clusters" : "", smem_bytes, ctas_per_sm,
-                     dependent_launch ? ", programmatic dependent launch" : "");
+                     dependent_launch ? ", programmatic dependent launch" : "",
+                     a_quantized_in_kernel ? ", w4a4 activations quantized in the kernel" : "");
 }
 
+namespace {
+
+// The choice named `value` of the environment variable `variable` ("" is the first choice).
+template <class Choice, std::size_t kCount>
+Choice parse_choice(std::string_view variable, std::string_view value,
+                    const std::pair<std::string_view, Choice> (&choices)[kCount]) {
+  if (value.empty()) return choices[0].second;
+  std::string names;
+  for (const auto& [name, choice] : choices) {
+    if (value == name) return choice;
+    names += names.empty() ? std::string(name) : fmt::format(", {}", name);
+  }
+  throw InvalidArgument(fmt::format("{} = '{}' is not one of: {}", variable, value, names));
+}
+
+std::string_view environment(const char* variable) {
+  const char* value = std::getenv(variable);
+  return value ? value : "";
+}
+
+}  // namespace
+
 SplitSums parse_split_sums(std::string_view value) {
-  if (value.empty() || value == "auto") return SplitSums::by_slice_count;
-  if (value == "global") return SplitSums::global;
-  if (value == "cluster") return SplitSums::cluster_where_able;
-  throw InvalidArgument(
-      fmt::format("FP4GEMM_DECODE_SPLIT_SUMS = '{}' is not one of: auto, global, cluster", value));
+  return parse_choice<SplitSums>("FP4GEMM_DECODE_SPLIT_SUMS", value,
+                                 {{"auto", SplitSums::by_slice_count},
+                                  {"global", SplitSums::global},
+                                  {"cluster", SplitSums::cluster_where_able}});
+}
+
+AQuantize parse_a_quantize(std::string_view value) {
+  return parse_choice<AQuantize>("FP4GEMM_DECODE_A_QUANTIZE", value,
+                                 {{"auto", AQuantize::by_tile_count},
+                                  {"separate", AQuantize::separate},
+                                  {"kernel", AQuantize::in_kernel}});
+}
+
+DecodeChoices decode_choices_from_environment() {
+  return {parse_split_sums(environment("FP4GEMM_DECODE_SPLIT_SUMS")),
+          parse_a_quantize(environment("FP4GEMM_DECODE_A_QUANTIZE"))};
 }
 
 bool cluster_sums_wanted(SplitSums sums, int global_splits) {
@@ -96,9 +135,13 @@ bool cluster_sums_wanted(SplitSums sums, int global_splits) {
   return false;
 }
 
-SplitSums split_sums_from_environment() {
-  const char* value = std::getenv("FP4GEMM_DECODE_SPLIT_SUMS");
-  return parse_split_sums(value ? value : "");
+bool a_quantized_in_kernel_wanted(AQuantize choice, std::int64_t tiles_n, std::int64_t m) {
+  switch (choice) {
+    case AQuantize::separate: return false;
+    case AQuantize::in_kernel: return true;
+    case AQuantize::by_tile_count: return m == 1 && tiles_n <= kInKernelQuantizeMaxTiles;
+  }
+  return false;
 }
 
 Verdict decode_can_implement(const GemmProblem& problem) {
@@ -113,7 +156,7 @@ Verdict decode_kernel_image_present() {
   return kernel_image_present(reinterpret_cast<const void*>(decode::decode_gemm_kernel<8, false>), "cuda-decode");
 }
 
-DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_launch, SplitSums sums) {
+DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_launch, DecodeChoices choices) {
   require(gemms_per_launch >= 1, "gemms_per_launch = {} must be >= 1", gemms_per_launch);
   const Verdict verdict = decode_can_implement(problem);
   if (!verdict) throw InvalidArgument(verdict.reason);
@@ -129,6 +172,8 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_l
   plan.b_form = {decode_scale_tile_order(problem.format), true, decode_code_tile_order()};
   plan.dependent_launch = dependent_launch_supported();
   plan.a_block_values = problem.mode == Mode::w4a4;
+  plan.a_quantized_in_kernel =
+      problem.mode == Mode::w4a4 && a_quantized_in_kernel_wanted(choices.a_quantize, tiles_n, s.m);
 
   // The K-slices: splits_wanted of them at most, each at most max_groups long.
   int max_groups = 1;
@@ -147,7 +192,7 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_l
           problem.describe(), s.k, plan.splits);
 
   with_kernel(plan.max_tokens, [&](auto kernel) {
-    if (cluster_sums_wanted(sums, plan.splits) && current_device_sm() >= 90) {
+    if (cluster_sums_wanted(choices.split_sums, plan.splits) && current_device_sm() >= 90) {
       DecodePlan clustered = plan;
       slice_k(clustered, kMaxClusterSplits);
       allow_dynamic_smem(reinterpret_cast<const void*>(kernel), clustered.smem_bytes, "cuda-decode");
@@ -191,6 +236,9 @@ void launch_decode_gemm(const GemmProblem& problem, const DecodePlan& plan,
   p.groups_per_split = plan.groups_per_split;
   p.scale_tiles = ops.b_scale_tiles;
   p.splits_in_cluster = plan.splits_in_cluster;
+  p.a_source = ops.a_source;
+  p.a_scale_2 = ops.a_scale_2;
+  p.a_status = ops.a_status;
   const dim3 grid(unsigned(plan.tiles_n), unsigned(plan.splits));
   const dim3 cluster(1, plan.splits_in_cluster ? unsigned(plan.splits) : 1u);
   with_kernel(plan.max_tokens, [&](auto kernel) {

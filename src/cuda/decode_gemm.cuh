@@ -12,7 +12,10 @@
 //  0. Issue the first kStages - 1 weight groups' copies (step 2), then wait for the previous
 //     kernel of the stream (programmatic dependent launch: the CTA may start during its tail).
 //  1. Stage the K-slice of A (its M rows; fragments of rows past M are zero) into shared memory as bf16,
-//     dequantizing it first if it is FP4 (exact, like the weights). Each 128-k group is stored
+//     dequantizing it first if it is FP4 (exact, like the weights), or (1q, cuda-decode's w4a4
+//     when Params::a_source is set) quantizing the bf16 activations of the slice in the CTA, one
+//     scale block per thread and step, into their block values (quantize_lane.cuh: the GPU
+//     quantizer's bytes), so that no quantization kernel runs before the GEMM. Each 128-k group is stored
 //     chunk-transposed (8-element chunk c = 4t + jj at unit 4jj + t, k order inside a chunk),
 //     rows padded by 64 bytes: the fragment loads of step 3 are conflict-free 16-byte loads.
 //  2. Warp w streams rows n0 + 16w .. +15 of B through a kStages-deep shared-memory ring, one
@@ -61,6 +64,7 @@
 #include "cuda/dependent_launch.cuh"
 #include "cuda/kernel_args.cuh"
 #include "cuda/mma_primitives.cuh"
+#include "cuda/quantize_lane.cuh"
 #include "format/placed_codes.hpp"
 #include "fp4gemm/codecs.hpp"
 #include "fp4gemm/layout.hpp"
@@ -125,6 +129,12 @@ struct Params : GemmArgs {
   // N-tile's K-slices; cluster rank = split) that sum their partials through distributed shared
   // memory; workspace and counters are not used.
   bool splits_in_cluster = false;
+  // Step 1q (cuda-decode's w4a4 only): if set, M x K bf16 activations that each CTA quantizes
+  // (scale_2 a_scale_2) into its A slice's block values; NaN/inf is recorded in a_status as the
+  // GPU quantizer records it. Else the A slice comes from a_bf16 (or a_fp4).
+  const std::uint16_t* a_source = nullptr;
+  float a_scale_2 = 1.0f;
+  QuantizeStatusWords* a_status = nullptr;
 };
 
 // Step 4' keeps a CTA's partials (MT x kThreads float4) where the A slice and the ring were.
@@ -179,6 +189,48 @@ __device__ std::uint32_t stage_activations(const Params& p, std::uint16_t* a_til
     }
     if constexpr (block_columns(kMaxTokens)) exponent = max(exponent, max_exponent_field(v));
     *staged_unit(a_tile, row, chunk, stride) = v;
+  }
+  return exponent;
+}
+
+// Step 1q: stages rows 0 .. a_rows_staged - 1 of the slice as the block values of p.a_source's
+// activations quantized to format F (rows past M and k past the slice as zeros). One scale block
+// (16 NVFP4 / 32 MXFP4 elements: 1 / 2 lanes' worth of quantize_lane.cuh) per thread and step.
+// Returns what stage_activations returns.
+template <int kMaxTokens, Fp4Format F>
+__device__ std::uint32_t stage_quantized_activations(const Params& p, std::uint16_t* a_tile, std::int64_t k_begin,
+                                                     int slice, int stride) {
+  constexpr int kBlock = block_size(F), kParts = kBlock / kElementsPerLane;
+  const int groups = (slice + kGroupK - 1) / kGroupK;
+  const int blocks_per_row = groups * (kGroupK / kBlock);
+  const int rows = a_rows_staged(kMaxTokens, int(p.m));
+  std::uint32_t exponent = 0;
+  for (int i = int(threadIdx.x); i < rows * blocks_per_row; i += kThreads) {
+    const int row = i / blocks_per_row, k_local = i % blocks_per_row * kBlock;
+    uint4 values[2 * kParts] = {};  // 8 bf16 each, in k order
+    if (row < p.m && k_local < slice) {  // a block is wholly inside K (K % kBlock == 0)
+      const std::int64_t column0 = k_begin + k_local;
+      float v[kParts][kElementsPerLane];
+      std::uint32_t amax_bits = 0;
+#pragma unroll
+      for (int part = 0; part < kParts; ++part) {
+        const std::int64_t column = column0 + part * kElementsPerLane;
+        load_lane<DType::bf16>(p.a_source, row * p.k + column, v[part]);
+        const std::uint32_t m = max_abs_bits(v[part]);
+        if (m >= kInfBits) record_non_finite(v[part], row, column, p.a_status);
+        amax_bits = max(amax_bits, m);
+      }
+      const std::uint8_t scale = block_scale_code<F>(float_from_bits(amax_bits), p.a_scale_2);
+#pragma unroll
+      for (int part = 0; part < kParts; ++part)
+        lane_block_values<F>(lane_codes<F>(v[part], scale, p.a_scale_2), scale, values[2 * part],
+                             values[2 * part + 1]);
+    }
+#pragma unroll
+    for (int c = 0; c < 2 * kParts; ++c) {
+      if constexpr (block_columns(kMaxTokens)) exponent = max(exponent, max_exponent_field(values[c]));
+      *staged_unit(a_tile, row, k_local / 8 + c, stride) = values[c];
+    }
   }
   return exponent;
 }
@@ -440,9 +492,10 @@ __device__ __forceinline__ void block_column_result(const float (&y)[4], int shi
 
 // kMaxTokens: the instance (M <= kMaxTokens: 1, 8, 16 or 32). kAFp4: A is FP4 (p.a_fp4), else bf16
 // (p.a_bf16). kMxfp4: the format (p.mxfp4), a template parameter so that the group loop is one basic
-// block. kClusterSums: the launch may be in clusters (step 4', p.splits_in_cluster decides);
-// cuda-grouped's never is, and its kernel carries no code (nor registers) of step 4'.
-template <int kMaxTokens, bool kAFp4, bool kClusterSums, bool kMxfp4>
+// block. kDecodeKernel: cuda-decode's own kernel, whose launch may be in clusters (step 4',
+// p.splits_in_cluster decides) and whose w4a4 A may be quantized in the CTA (step 1q, p.a_source
+// decides); cuda-grouped's kernel does neither and carries no code (nor registers) of either.
+template <int kMaxTokens, bool kAFp4, bool kDecodeKernel, bool kMxfp4>
 __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord cta, std::uint16_t* a_tile) {
   constexpr int MT = token_blocks(kMaxTokens);
   static_assert(MT >= 1 && MT <= kMaxTokenBlocks, "1..32 tokens");
@@ -488,7 +541,10 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
   // may start (its own weight copies then overlap this kernel's work and tail).
   wait_for_prerequisite_grids();
   allow_dependent_grids();
-  const std::uint32_t exponent = stage_activations<kMaxTokens, kAFp4>(p, a_tile, k_begin, slice, stride);
+  constexpr Fp4Format kFormat = kMxfp4 ? Fp4Format::mxfp4 : Fp4Format::nvfp4;
+  const std::uint32_t exponent =
+      kDecodeKernel && p.a_source ? stage_quantized_activations<kMaxTokens, kFormat>(p, a_tile, k_begin, slice, stride)
+                           : stage_activations<kMaxTokens, kAFp4>(p, a_tile, k_begin, slice, stride);
   int shift = 0;  // the block-column instance's A slice is staged times 2^shift
   if constexpr (block_columns(kMaxTokens))
     shift = shift_activations(exponent, a_tile, a_rows, groups * (kGroupK / 8), stride);
@@ -539,7 +595,7 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
 
   // 4.
   if (cta.splits > 1) {
-    if constexpr (kClusterSums) {
+    if constexpr (kDecodeKernel) {
       if (p.splits_in_cluster) {
         reduce_splits_in_cluster<MT>(p, cta, acc, reinterpret_cast<float4*>(a_tile));
         return;
@@ -553,12 +609,12 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
 
 // `cta` names the rows tile (B rows 64*tile ..) and the K-slice; a caller that runs several GEMMs
 // in one launch (grouped) passes each GEMM's Params with its own pointers, workspace and counters.
-template <int kMaxTokens, bool kAFp4, bool kClusterSums = false>
+template <int kMaxTokens, bool kAFp4, bool kDecodeKernel = false>
 __device__ __forceinline__ void decode_cta(const Params& p, CtaCoord cta, std::uint16_t* a_tile) {
   if (p.mxfp4)
-    decode_cta_of_format<kMaxTokens, kAFp4, kClusterSums, true>(p, cta, a_tile);
+    decode_cta_of_format<kMaxTokens, kAFp4, kDecodeKernel, true>(p, cta, a_tile);
   else
-    decode_cta_of_format<kMaxTokens, kAFp4, kClusterSums, false>(p, cta, a_tile);
+    decode_cta_of_format<kMaxTokens, kAFp4, kDecodeKernel, false>(p, cta, a_tile);
 }
 
 // ------------------------------------------------------------------ the kernel

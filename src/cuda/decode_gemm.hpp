@@ -38,6 +38,9 @@ struct DecodePlan {
   // GPU quantizer writes next to the codes in every call (KernelOperands), as it stages w4a16's A:
   // no FP4 decoding of A in each of the N-tiles' CTAs.
   bool a_block_values = false;
+  // w4a4 whose operands carry A's bf16 source: every CTA quantizes its A slice itself
+  // (decode_gemm.cuh step 1q) and no quantization kernel runs before the GEMM.
+  bool a_quantized_in_kernel = false;
   std::string describe() const;  // "M <= 8: 96 x 6 CTAs of 128 threads, K-slices of 1024, ..."
 };
 
@@ -58,11 +61,31 @@ inline constexpr int kMaxClusterSplits = 16;  // sm_90's largest (non-portable) 
 // Whether a plan whose global sums would have `global_splits` K-slices sums them in clusters
 // (where the GPU can).
 bool cluster_sums_wanted(SplitSums sums, int global_splits);
-// cuda-decode's choice, from the environment variable FP4GEMM_DECODE_SPLIT_SUMS: "auto" (also
-// when unset or empty: by_slice_count), "global" or "cluster" (cluster_where_able), the last two
-// for experiments; anything else throws InvalidArgument naming the variable.
-SplitSums split_sums_from_environment();
+
+// Where w4a4's activations are quantized in each call: by the GPU quantizer's kernel before the
+// GEMM (separate), or by every CTA for its own A slice (in_kernel: no second launch, but each
+// thread quantizes its scale blocks serially, an IEEE division per element, and every N-tile
+// repeats the work); by_tile_count takes in_kernel at M = 1 with at most
+// kInKernelQuantizeMaxTiles N-tiles. Measured on an H200 (bench/results/h200_decode_in_kernel_quantize,
+// K = 6144, us separate -> in kernel): M = 1 with 4-64 N-tiles gains 0.8-0.9 (1 x 768 6.49 ->
+// 5.71, 1 x 4096 9.82 -> 9.03), with 96 and 256 it loses 2.4-4.4 (1 x 16384 21.98 -> 26.35);
+// M = 16 loses everywhere, 0.3 us with 4 N-tiles up to 62 us with 256 (every thread quantizes
+// several blocks before the GEMM can start).
+enum class AQuantize { by_tile_count, separate, in_kernel };
+inline constexpr std::int64_t kInKernelQuantizeMaxTiles = 64;
+bool a_quantized_in_kernel_wanted(AQuantize choice, std::int64_t tiles_n, std::int64_t m);
+
+// cuda-decode's choices. From the environment (experiment switches): FP4GEMM_DECODE_SPLIT_SUMS =
+// "auto" (also when unset or empty: by_slice_count), "global" or "cluster" (cluster_where_able);
+// FP4GEMM_DECODE_A_QUANTIZE = "auto" (by_tile_count), "separate" or "kernel" (in_kernel); any
+// other value throws InvalidArgument naming the variable and its values.
+struct DecodeChoices {
+  SplitSums split_sums = SplitSums::by_slice_count;
+  AQuantize a_quantize = AQuantize::by_tile_count;
+};
+DecodeChoices decode_choices_from_environment();
 SplitSums parse_split_sums(std::string_view value);
+AQuantize parse_a_quantize(std::string_view value);
 
 // Format rules (validate_shape) and M <= kDecodeMaxM.
 Verdict decode_can_implement(const GemmProblem& problem);
@@ -71,7 +94,7 @@ Verdict decode_kernel_image_present();
 // Throws InvalidArgument when decode_can_implement refuses the problem. `gemms_per_launch`: how
 // many GEMMs of this shape one launch runs side by side (cuda-grouped: the experts expected to
 // receive tokens); the K-splits are planned so that all of them together give the CTAs wanted.
-DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_launch, SplitSums sums);
+DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_launch, DecodeChoices choices);
 // The order in which prepare() re-lays B's scales for the decode kernels (format/tiles.hpp):
 // one tile per 16 rows (a warp's) x 128 k (a group), lane (g, t)'s bytes together: NVFP4 128
 // bytes, byte (r, j) at 4 (4 (r % 8) + j / 2) + 2 (r / 8) + j % 2; MXFP4 64 bytes, byte (r, j) at

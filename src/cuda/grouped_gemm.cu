@@ -56,7 +56,7 @@ GroupedPlan plan_grouped_gemm(const GemmProblem& expert, std::int64_t experts,
   plan.expert = expert;
   plan.expert.shape.m = std::clamp<std::int64_t>(max_tokens_per_expert, 1, kDecodeMaxM);
   plan.decode = plan_decode_gemm(plan.expert, std::max<std::int64_t>(1, experts / kExpertShareDivisor),
-                                 SplitSums::global);
+                                 {SplitSums::global, AQuantize::separate});
   plan.experts = experts;
   plan.max_tokens_per_expert = max_tokens_per_expert;
   const std::int64_t chunk = plan.decode.max_tokens;

@@ -7,7 +7,9 @@
 //                   quantize the bf16 activations on the GPU, then) launch.
 // A w4a4 family reads A as FP4 (codes and scales) or, if its plan says a_block_values, as bf16
 // block values (code x block scale: exact in bf16, format/tensor.hpp), written by the same
-// quantization pass.
+// quantization pass; or, if its plan says a_quantized_in_kernel and the operands carry A's bf16
+// source, the kernel quantizes that source itself (KernelPointers::a_source) and no quantization
+// pass runs.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -35,6 +37,10 @@ struct KernelPointers {
   const std::uint8_t* a_scales = nullptr;    // w4a4
   std::int64_t a_scale_bytes = 0;            // w4a4
   const std::uint16_t* a_bf16 = nullptr;     // w4a16; w4a4 with a_block_values: A's block values
+  // w4a4 quantized in the kernel: A's bf16 source, its scale_2, the NaN/inf report; else null.
+  const std::uint16_t* a_source = nullptr;
+  float a_scale_2 = 1.0f;
+  QuantizeStatusWords* a_status = nullptr;
   float alpha = 1.0f;                        // alpha_total
   void* out = nullptr;                       // M x N of out_dtype
   float* workspace = nullptr;                // split-K partials
@@ -64,10 +70,11 @@ class KernelOperands {
   // and scales in the forms `b_form` asks for; with `a_block_values`, w4a4's A also as bf16 block
   // values (from the host tensor here, then from each requantization).
   // w4a4 operands that carry the bf16 source of A (GemmOperands::a_bf16) keep it on the device:
-  // then quantize_activations() requantizes A on the GPU, as a serving engine does each call.
+  // then quantize_activations() requantizes A on the GPU, as a serving engine does each call, or,
+  // with `a_quantized_in_kernel`, the pointers hand the source to the kernel, which quantizes it.
   KernelOperands(const GemmOperands& operands, std::size_t workspace_floats, std::size_t counters,
                  void* out, cudaStream_t stream, const BForm& b_form = BForm{},
-                 bool a_block_values = false)
+                 bool a_block_values = false, bool a_quantized_in_kernel = false)
       : b_(operands.b, codes_in_form(operands.b, b_form)),
         workspace_(workspace_floats),
         counters_(counters) {
@@ -84,6 +91,7 @@ class KernelOperands {
         a_source_ = DeviceBuffer<std::uint16_t>(operands.a_bf16.half);
         a_quantize_ = {operands.problem.format, operands.problem.scale_layout, operands.a_fp4.scale_2, {}};
         quantize_status_.emplace(stream);
+        a_quantized_in_kernel_ = a_quantized_in_kernel;
       }
     } else {
       a_bf16_ = DeviceBuffer<std::uint16_t>(operands.a_bf16.half);
@@ -97,6 +105,11 @@ class KernelOperands {
     pointers_.a_scales = a_fp4_.scales.get();
     pointers_.a_scale_bytes = a_fp4_.scale_bytes;
     pointers_.a_bf16 = a_bf16_.get();
+    if (a_quantized_in_kernel_) {
+      pointers_.a_source = a_source_.get();
+      pointers_.a_scale_2 = a_quantize_.scale_2.value_or(1.0f);
+      pointers_.a_status = quantize_status_->device_words();
+    }
     pointers_.alpha = operands.alpha_total();
     pointers_.out = out;
     pointers_.workspace = workspace_.get();
@@ -108,9 +121,9 @@ class KernelOperands {
   // w4a4 with a bf16 source: quantizes it into A's FP4 buffers (and its block values, if the
   // family reads them) on `stream` (no allocation, no synchronization: part of the timed call
   // and capturable). The same bytes as the host quantizer (gpu_quantize.hpp), so results do not
-  // change. A no-op otherwise.
+  // change. A no-op otherwise, and where the kernel quantizes A itself.
   void quantize_activations(cudaStream_t stream) {
-    if (!quantize_status_) return;
+    if (!quantize_status_ || a_quantized_in_kernel_) return;
     quantize_on_device(a_source_.get(), DType::bf16, a_fp4_.rows, a_fp4_.cols, a_quantize_,
                        a_quantize_.scale_2.value_or(1.0f), a_fp4_, *quantize_status_, stream,
                        a_bf16_.get());
@@ -128,6 +141,7 @@ class KernelOperands {
   DeviceBuffer<std::uint16_t> a_source_;  // w4a4: the bf16 activations quantized by each call
   QuantizeOptions a_quantize_;
   std::optional<QuantizeStatus> quantize_status_;
+  bool a_quantized_in_kernel_ = false;  // the kernel quantizes a_source_ (pointers_.a_source)
   DeviceBuffer<float> workspace_;
   DeviceBuffer<int> counters_;
   KernelPointers pointers_;
@@ -151,6 +165,16 @@ bool a_block_values_of(const Plan& plan) {
     return false;
 }
 
+// Whether a family's plan has its kernel quantize w4a4's bf16 A itself (a member
+// a_quantized_in_kernel).
+template <class Plan>
+bool a_quantized_in_kernel_of(const Plan& plan) {
+  if constexpr (requires { plan.a_quantized_in_kernel; })
+    return plan.a_quantized_in_kernel;
+  else
+    return false;
+}
+
 // Plan: the family's launch plan, with workspace_floats and counters (and, if the kernel reads
 // B in another form, b_form). Launch: its launcher.
 template <class Plan, void (*Launch)(const GemmProblem&, const Plan&, const KernelPointers&, cudaStream_t)>
@@ -160,7 +184,7 @@ class KernelGemmRun final : public DeviceGemmRun {
       : DeviceGemmRun(operands.problem),
         plan_(plan),
         operands_(operands, plan.workspace_floats, plan.counters, output_ptr(), stream(),
-                  b_form_of(plan_), a_block_values_of(plan_)) {}
+                  b_form_of(plan_), a_block_values_of(plan_), a_quantized_in_kernel_of(plan_)) {}
 
   void run() override {
     operands_.quantize_activations(stream());

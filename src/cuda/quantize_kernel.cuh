@@ -31,10 +31,8 @@
 //   5. 16 E2M1 codes fp4_code(x, divisor) packed into 8 bytes (element 2i in the low nibble of
 //      byte i), one 8-byte store: a warp stores 256 contiguous bytes;
 //   6. if block_values is given: the 16 elements' block values e2m1(code) x block scale (no
-//      scale_2; exact in bf16: 2 x 4 significant bits) as bf16, by the kernels' own FP4 decode
-//      (mma::e2m1x4_to_bf16: byte permutes and one bf16x2 multiply per code pair; a decode
-//      through e2m1_to_float's table put the table in local memory and took the kernel from 4.5
-//      to 6.8 us at 16 x 6144, notes_decode.md v9), two 16-byte stores.
+//      scale_2; exact in bf16), two 16-byte stores.
+//   (Steps 2-6 of one lane: quantize_lane.cuh, shared with cuda-decode's w4a4 staging.)
 //
 // Bytes, 16384 x 6144 NVFP4 from bf16 (a large GLM-5 activation): read 201.3 MB, write 50.3 MB of
 // codes and 6.3 MB of scales, 257.9 MB: ~60 us at the 4.3 TB/s measured on the H200. A measured
@@ -50,18 +48,12 @@
 #include <cstdint>
 
 #include "cuda/dependent_launch.cuh"
-#include "cuda/mma_primitives.cuh"
-#include "cuda/quantize_status.hpp"
-#include "format/quantize_rules.hpp"
-#include "fp4gemm/codecs.hpp"
+#include "cuda/quantize_lane.cuh"
 #include "fp4gemm/layout.hpp"
-#include "fp4gemm/matrix.hpp"
 
 namespace fp4gemm::cuda {
 
 inline constexpr int kQuantizeThreads = 256;  // threads per CUDA block, both kernels
-inline constexpr int kElementsPerLane = 16;   // two 16-byte loads of bf16/f16, four of f32
-inline constexpr std::uint32_t kInfBits = 0x7F800000u;  // |x| bits >= this: NaN or inf
 
 struct QuantizeArgs {
   const void* x;            // rows x cols of the kernel's DType
@@ -75,60 +67,6 @@ struct QuantizeArgs {
   QuantizeStatusWords* status;
   std::uint16_t* block_values;     // optional (nullptr): rows x cols bf16, step 6
 };
-
-template <DType D>
-__device__ __forceinline__ float widen(std::uint32_t code) {
-  return D == DType::bf16 ? bf16_to_float(std::uint16_t(code)) : fp16_to_float(std::uint16_t(code));
-}
-
-// The kElementsPerLane elements of x from index `element` (a multiple of 16: 16-byte aligned),
-// as fp32, through 16-byte loads.
-template <DType D>
-__device__ __forceinline__ void load_lane(const void* __restrict__ x, std::int64_t element,
-                                          float (&v)[kElementsPerLane]) {
-  if constexpr (D == DType::f32) {
-    const float4* p = static_cast<const float4*>(x) + element / 4;
-#pragma unroll
-    for (int i = 0; i < kElementsPerLane / 4; ++i) {
-      const float4 q = p[i];
-      v[4 * i] = q.x, v[4 * i + 1] = q.y, v[4 * i + 2] = q.z, v[4 * i + 3] = q.w;
-    }
-  } else {
-    const uint4* p = static_cast<const uint4*>(x) + element / 8;
-#pragma unroll
-    for (int i = 0; i < kElementsPerLane / 8; ++i) {
-      const uint4 q = p[i];
-      const std::uint32_t words[4] = {q.x, q.y, q.z, q.w};
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {  // little-endian: element 2j in the low half of word j
-        v[8 * i + 2 * j] = widen<D>(words[j] & 0xFFFFu);
-        v[8 * i + 2 * j + 1] = widen<D>(words[j] >> 16);
-      }
-    }
-  }
-}
-
-// max |v| as fp32 bits (NaN/inf give bits >= kInfBits).
-__device__ __forceinline__ std::uint32_t max_abs_bits(const float (&v)[kElementsPerLane]) {
-  std::uint32_t m = 0;
-#pragma unroll
-  for (int i = 0; i < kElementsPerLane; ++i) m = max(m, float_bits(v[i]) & 0x7FFFFFFFu);
-  return m;
-}
-
-// Records the first NaN/inf of v, the elements (row, column0 + i). Rare: called only when
-// max_abs_bits(v) >= kInfBits.
-__device__ __forceinline__ void record_non_finite(const float (&v)[kElementsPerLane],
-                                                  std::int64_t row, std::int64_t column0,
-                                                  QuantizeStatusWords* status) {
-  for (int i = 0; i < kElementsPerLane; ++i) {
-    const std::uint32_t bits = float_bits(v[i]);
-    if ((bits & 0x7FFFFFFFu) >= kInfBits) {
-      atomicMin(&status->first_non_finite, non_finite_key(row, column0 + i, bits));
-      return;
-    }
-  }
-}
 
 // groups = rows * cols / kElementsPerLane. Result: status->amax_bits = max(itself, max |x| bits)
 // and status->first_non_finite lowered to the first NaN/inf.
@@ -192,25 +130,14 @@ __global__ void __launch_bounds__(kQuantizeThreads) quantize_kernel(QuantizeArgs
     for (int offset = kLanes / 2; offset > 0; offset /= 2)
       amax_bits = max(amax_bits, __shfl_xor_sync(group_mask, amax_bits, offset));
     const float block_amax = float_from_bits(amax_bits);
-    const std::uint8_t scale = F == Fp4Format::nvfp4 ? nvfp4_block_scale_code(block_amax, a.scale_2)
-                                                     : mxfp4_block_scale_code(block_amax);
+    const std::uint8_t scale = block_scale_code<F>(block_amax, a.scale_2);
     if (part == 0) *scale_byte = scale;
-    const float divisor = block_divisor(F, scale, a.scale_2);
-    unsigned long long packed = 0;  // little-endian: element i in nibble i
-#pragma unroll
-    for (int i = 0; i < kElementsPerLane; ++i)
-      packed |= static_cast<unsigned long long>(fp4_code(v[i], divisor)) << (4 * i);
+    const unsigned long long packed = lane_codes<F>(v, scale, a.scale_2);
     // column0 is a multiple of 16 and cols/2 of 8: the 8-byte store is aligned.
     *reinterpret_cast<unsigned long long*>(a.data + (r * a.cols + column0) / 2) = packed;
     if (a.block_values) {  // 6.
-      const std::uint32_t scale2 = mma::scale_to_bf16x2(F == Fp4Format::mxfp4, scale);
-      std::uint32_t pairs[kElementsPerLane / 2];  // (element 2i, 2i + 1), the lower in the low half
-#pragma unroll
-      for (int i = 0; i < kElementsPerLane / 4; ++i)
-        mma::e2m1x4_to_bf16(std::uint32_t(packed >> (16 * i)), scale2, pairs[2 * i], pairs[2 * i + 1]);
       uint4* out = reinterpret_cast<uint4*>(a.block_values + r * a.cols + column0);
-      out[0] = make_uint4(pairs[0], pairs[1], pairs[2], pairs[3]);
-      out[1] = make_uint4(pairs[4], pairs[5], pairs[6], pairs[7]);
+      lane_block_values<F>(packed, scale, out[0], out[1]);
     }
   }
 }

@@ -12,11 +12,14 @@
 #include "bench/ceilings_choice.hpp"
 #include "bench/measured_ceilings.hpp"
 #include "expect_error.hpp"
+#include "scoped_env.hpp"
 #include "io/io_test_support.hpp"
 #include "report/ceilings_report.hpp"
 
 namespace fp4gemm {
 namespace {
+
+using test::ScopedEnv;
 
 using ::testing::HasSubstr;
 
@@ -31,20 +34,6 @@ MeasuredCeilings h200_record() {
   m.fp4_tflops = {0, "none: no FP4 tensor cores (sm_90)"};
   return m;
 }
-
-// Sets (or, with nullptr, unsets) an environment variable for one test, restoring it after.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    value ? ::setenv(name, value, 1) : ::unsetenv(name);
-  }
-  ~ScopedEnv() { old_ ? ::setenv(name_, old_->c_str(), 1) : ::unsetenv(name_); }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 // A cache in a fresh directory, through FP4GEMM_CACHE_DIR.
 class CeilingsCacheTest : public ::testing::Test {

@@ -8,6 +8,7 @@
 // through the backend's environment switch); and the admission rules.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -24,6 +25,7 @@
 #include "cuda/kernel_checks.hpp"
 #include "cuda/kernel_operands.hpp"
 #include "expect_error.hpp"
+#include "scoped_env.hpp"
 #include "fp4gemm/backend.hpp"
 #include "fp4gemm/device.hpp"
 #include "fp4gemm/gemm.hpp"
@@ -116,7 +118,7 @@ TEST(DecodeGemmChain, BackToBackCallsGiveTheBitsOfOneCall) {
 TEST(DecodeGemmPlan, KSplitsCountEveryGemmOfTheLaunch) {
   if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   const GemmProblem problem{{1, 4096, 6144}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::linear, DType::bf16};
-  const auto plan = [&](std::int64_t gemms) { return cuda::plan_decode_gemm(problem, gemms, cuda::SplitSums::global); };
+  const auto plan = [&](std::int64_t gemms) { return cuda::plan_decode_gemm(problem, gemms, {cuda::SplitSums::global}); };
   const cuda::DecodePlan one = plan(1), eight = plan(8);
   EXPECT_GT(one.splits, 1);
   EXPECT_LT(eight.splits, one.splits);
@@ -147,8 +149,32 @@ void expect_clusters_used(const cuda::DecodePlan& plan) {
   GTEST_SKIP() << "this GPU takes no cluster of " << plan.splits << " CTAs: " << plan.describe();
 }
 
-TEST_F(DecodeGemmSplitSums, ClusterAndGlobalSumsGiveTheSameBits) {
+// Runs `problem` on fresh random operands under two plans of cuda-decode (poisoned output each)
+// and expects the same bits, finite and not all zero.
+void expect_plans_give_the_same_bits(const GemmProblem& problem, const cuda::DecodePlan& first,
+                                     const cuda::DecodePlan& second, const char* what) {
   using Run = cuda::KernelGemmRun<cuda::DecodePlan, cuda::launch_decode_gemm>;
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(fmt::format("{} seed {}", problem.describe(), seed));
+  const GemmOperands operands = random_operands(problem, seed);
+  std::vector<float> d[2];
+  for (int i = 0; i < 2; ++i) {
+    Run run(operands, i == 0 ? first : second);
+    run.poison_output();
+    run.run();
+    d[i] = run.output();
+  }
+  bool any_nonzero = false;
+  for (float x : d[1]) {
+    ASSERT_TRUE(std::isfinite(x)) << "an output is not finite (poison left?)";
+    any_nonzero |= x != 0.0f;
+  }
+  EXPECT_TRUE(any_nonzero) << "output is all zeros";
+  ASSERT_EQ(d[0].size(), d[1].size());
+  EXPECT_EQ(0, std::memcmp(d[0].data(), d[1].data(), d[0].size() * sizeof(float))) << what;
+}
+
+TEST_F(DecodeGemmSplitSums, ClusterAndGlobalSumsGiveTheSameBits) {
   for (Fp4Format format : {Fp4Format::nvfp4, Fp4Format::mxfp4}) {
     const std::int64_t b = block_size(format);
     const struct { std::int64_t m, n, k; } shapes[] = {
@@ -156,10 +182,9 @@ TEST_F(DecodeGemmSplitSums, ClusterAndGlobalSumsGiveTheSameBits) {
     };
     for (const auto& s : shapes) {
       const GemmProblem problem = problem_of({Mode::w4a16, format, ScaleLayout::linear, DType::f32}, s.m, s.n, s.k);
-      const std::uint64_t seed = test::fresh_seed();
-      SCOPED_TRACE(fmt::format("{} seed {}", problem.describe(), seed));
-      const cuda::DecodePlan global = cuda::plan_decode_gemm(problem, 1, cuda::SplitSums::global);
-      const cuda::DecodePlan cluster = cuda::plan_decode_gemm(problem, 1, cuda::SplitSums::cluster_where_able);
+      SCOPED_TRACE(problem.describe());
+      const cuda::DecodePlan global = cuda::plan_decode_gemm(problem, 1, {cuda::SplitSums::global});
+      const cuda::DecodePlan cluster = cuda::plan_decode_gemm(problem, 1, {cuda::SplitSums::cluster_where_able});
       ASSERT_GT(global.splits, 1);
       ASSERT_EQ(global.splits, cluster.splits) << "both plans must slice K alike";
       ASSERT_EQ(global.groups_per_split, cluster.groups_per_split) << "both plans must slice K alike";
@@ -167,23 +192,7 @@ TEST_F(DecodeGemmSplitSums, ClusterAndGlobalSumsGiveTheSameBits) {
       expect_clusters_used(cluster);
       if (testing::Test::IsSkipped() || testing::Test::HasFatalFailure()) return;
       EXPECT_EQ(cluster.workspace_floats, 0u);
-      const GemmOperands operands = random_operands(problem, seed);
-      std::vector<float> d[2];
-      for (int i = 0; i < 2; ++i) {
-        Run run(operands, i == 0 ? global : cluster);
-        run.poison_output();
-        run.run();
-        d[i] = run.output();
-      }
-      bool any_nonzero = false;
-      for (float x : d[1]) {
-        ASSERT_TRUE(std::isfinite(x)) << "an output is not finite (poison left?)";
-        any_nonzero |= x != 0.0f;
-      }
-      EXPECT_TRUE(any_nonzero) << "output is all zeros";
-      ASSERT_EQ(d[0].size(), d[1].size());
-      EXPECT_EQ(0, std::memcmp(d[0].data(), d[1].data(), d[0].size() * sizeof(float)))
-          << "the cluster sums gave other bits than the global sums";
+      expect_plans_give_the_same_bits(problem, global, cluster, "the cluster sums gave other bits than the global sums");
     }
   }
 }
@@ -196,8 +205,8 @@ TEST_F(DecodeGemmSplitSums, DefaultSumsInClustersOnlyWhereTheGlobalPlanHasManySl
   for (std::int64_t n : {256, 768, 2048, 4096, 16384}) {
     const GemmProblem problem = problem_of({Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::linear, DType::bf16}, 1, n, 6144);
     SCOPED_TRACE(problem.describe());
-    const cuda::DecodePlan global = cuda::plan_decode_gemm(problem, 1, cuda::SplitSums::global);
-    const cuda::DecodePlan chosen = cuda::plan_decode_gemm(problem, 1, cuda::SplitSums::by_slice_count);
+    const cuda::DecodePlan global = cuda::plan_decode_gemm(problem, 1, {cuda::SplitSums::global});
+    const cuda::DecodePlan chosen = cuda::plan_decode_gemm(problem, 1, {cuda::SplitSums::by_slice_count});
     if (global.splits > cuda::kMaxClusterSplits) {
       expect_clusters_used(chosen);
       if (testing::Test::IsSkipped() || testing::Test::HasFatalFailure()) return;
@@ -213,28 +222,64 @@ TEST_F(DecodeGemmSplitSums, DefaultSumsInClustersOnlyWhereTheGlobalPlanHasManySl
 // slices, MXFP4 32 and 96) as well as one it keeps (NVFP4; MXFP4 32 -> 16); each plan checked to
 // sum in clusters; and the chain of back-to-back dependent launches in clusters.
 TEST_F(DecodeGemmSplitSums, ClusterSumsThroughTheEnvironmentMatchTheReference) {
-  struct Environment {
-    const bool was_set = std::getenv("FP4GEMM_DECODE_SPLIT_SUMS") != nullptr;
-    const std::string saved = was_set ? std::getenv("FP4GEMM_DECODE_SPLIT_SUMS") : "";
-    Environment() { ::setenv("FP4GEMM_DECODE_SPLIT_SUMS", "cluster", 1); }
-    ~Environment() {
-      if (was_set)
-        ::setenv("FP4GEMM_DECODE_SPLIT_SUMS", saved.c_str(), 1);
-      else
-        ::unsetenv("FP4GEMM_DECODE_SPLIT_SUMS");
-    }
-  } environment;
-  ASSERT_EQ(cuda::split_sums_from_environment(), cuda::SplitSums::cluster_where_able);
+  const test::ScopedEnv environment("FP4GEMM_DECODE_SPLIT_SUMS", "cluster");
+  ASSERT_EQ(cuda::decode_choices_from_environment().split_sums, cuda::SplitSums::cluster_where_able);
   for (const test::Combo& c : test::all_combos()) {
     const std::int64_t b = block_size(c.format);
     const struct { std::int64_t m, n, k; } shapes[] = {{1, 768, 384 * b}, {9, 1, 384 * b}, {16, 200, 128 * b}};
     for (const auto& s : shapes) {
       const GemmProblem problem = problem_of(c, s.m, s.n, s.k);
       SCOPED_TRACE(problem.describe());
-      expect_clusters_used(cuda::plan_decode_gemm(problem, 1, cuda::split_sums_from_environment()));
+      expect_clusters_used(cuda::plan_decode_gemm(problem, 1, cuda::decode_choices_from_environment()));
       if (testing::Test::IsSkipped() || testing::Test::HasFatalFailure()) return;
       check_random(decode(), problem);
     }
+  }
+  for (std::int64_t m : {1, 16})
+    expect_chain_gives_the_bits_of_one_call(
+        problem_of({Mode::w4a4, Fp4Format::nvfp4, ScaleLayout::linear, DType::f32}, m, 768, 6144));
+}
+
+// Step 1q of decode_gemm.cuh: w4a4's bf16 activations quantized by every CTA for its A slice
+// must give the bits of the GPU quantizer's kernel followed by the GEMM (both write the block
+// values through quantize_lane.cuh), every format, scale layout and output dtype; M = 1 (the
+// block-column instance, whose shift reads the quantized slice), 3, 16 and 32; N not a multiple
+// of the tile; K of one block, K = block * odd and split-K; both split sums.
+TEST(DecodeGemmInKernelQuantize, GivesTheBitsOfTheQuantizerKernel) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  for (const test::Combo& c : test::all_combos()) {
+    if (c.mode != Mode::w4a4) continue;
+    const std::int64_t b = block_size(c.format);
+    const struct { std::int64_t m, n, k; } shapes[] = {
+        {1, 768, 384 * b}, {3, 65, 37 * b}, {16, 200, 128 * b}, {32, 131, 1024}, {1, 1, b}, {16, 4096, 6144},
+    };
+    for (const auto& s : shapes)
+      for (cuda::SplitSums sums : {cuda::SplitSums::global, cuda::SplitSums::by_slice_count}) {
+        const GemmProblem problem = problem_of(c, s.m, s.n, s.k);
+        SCOPED_TRACE(problem.describe());
+        const cuda::DecodePlan separate = cuda::plan_decode_gemm(problem, 1, {sums, cuda::AQuantize::separate});
+        const cuda::DecodePlan in_kernel = cuda::plan_decode_gemm(problem, 1, {sums, cuda::AQuantize::in_kernel});
+        ASSERT_FALSE(separate.a_quantized_in_kernel);
+        ASSERT_TRUE(in_kernel.a_quantized_in_kernel) << in_kernel.describe();
+        expect_plans_give_the_same_bits(problem, separate, in_kernel,
+                                        "the in-kernel quantization gave other bits than the quantizer kernel");
+        if (testing::Test::HasFatalFailure()) return;
+      }
+  }
+}
+
+// The backend forced to quantize in the kernel against the CPU reference (every w4a4 combo, M =
+// 1 .. 32 one by one, awkward and split-K shapes), and its back-to-back calls.
+TEST(DecodeGemmInKernelQuantize, ThroughTheEnvironmentMatchesTheReference) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  const test::ScopedEnv environment("FP4GEMM_DECODE_A_QUANTIZE", "kernel");
+  ASSERT_EQ(cuda::decode_choices_from_environment().a_quantize, cuda::AQuantize::in_kernel);
+  for (const test::Combo& c : test::all_combos()) {
+    if (c.mode != Mode::w4a4) continue;
+    const std::int64_t b = block_size(c.format);
+    for (std::int64_t m = 1; m <= 32; ++m) check_random(decode(), problem_of(c, m, 131, 37 * b));
+    for (const auto& s : {std::array<std::int64_t, 3>{1, 1, b}, {2, 65, b}, {1, 768, 384 * b}, {9, 130, 385 * b}})
+      check_random(decode(), problem_of(c, s[0], s[1], s[2]));
   }
   for (std::int64_t m : {1, 16})
     expect_chain_gives_the_bits_of_one_call(
@@ -266,6 +311,32 @@ TEST(DecodeGemmRules, ClusterSumsAreWantedAboveSixteenKSlices) {
     EXPECT_TRUE(cuda::cluster_sums_wanted(SplitSums::cluster_where_able, splits));
   }
   EXPECT_FALSE(cuda::cluster_sums_wanted(SplitSums::cluster_where_able, 1));
+}
+
+TEST(DecodeGemmRules, AQuantizeSwitchTakesAutoSeparateOrKernelAndNamesTheVariable) {
+  EXPECT_EQ(cuda::parse_a_quantize(""), cuda::AQuantize::by_tile_count);
+  EXPECT_EQ(cuda::parse_a_quantize("auto"), cuda::AQuantize::by_tile_count);
+  EXPECT_EQ(cuda::parse_a_quantize("separate"), cuda::AQuantize::separate);
+  EXPECT_EQ(cuda::parse_a_quantize("kernel"), cuda::AQuantize::in_kernel);
+  test::expect_error<InvalidArgument>([] { cuda::parse_a_quantize("fused"); },
+                                      "FP4GEMM_DECODE_A_QUANTIZE = 'fused' is not one of: auto, separate, kernel");
+}
+
+// The measured rule (decode_gemm.hpp): in the kernel at M = 1 with at most
+// kInKernelQuantizeMaxTiles = 64 N-tiles (N <= 4096), never at M > 1; the forced choices whatever
+// the shape.
+TEST(DecodeGemmRules, ActivationsAreQuantizedInTheKernelAtMOneWithFewTiles) {
+  using cuda::AQuantize;
+  const std::int64_t limit = cuda::kInKernelQuantizeMaxTiles;
+  EXPECT_TRUE(cuda::a_quantized_in_kernel_wanted(AQuantize::by_tile_count, 12, 1));
+  EXPECT_TRUE(cuda::a_quantized_in_kernel_wanted(AQuantize::by_tile_count, limit, 1));
+  EXPECT_FALSE(cuda::a_quantized_in_kernel_wanted(AQuantize::by_tile_count, limit + 1, 1));
+  EXPECT_FALSE(cuda::a_quantized_in_kernel_wanted(AQuantize::by_tile_count, 4, 2));
+  EXPECT_FALSE(cuda::a_quantized_in_kernel_wanted(AQuantize::by_tile_count, 4, 16));
+  for (std::int64_t tiles : {1, 1000}) {
+    EXPECT_FALSE(cuda::a_quantized_in_kernel_wanted(AQuantize::separate, tiles, 1));
+    EXPECT_TRUE(cuda::a_quantized_in_kernel_wanted(AQuantize::in_kernel, tiles, 32));
+  }
 }
 
 TEST(DecodeGemmRules, CanImplementTakesMUpTo32AndWhatTheFormatAllows) {

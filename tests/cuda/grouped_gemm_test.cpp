@@ -124,7 +124,7 @@ TEST_F(GroupedKernelOptions, ManyExpertsShareTheKSplitsOfTheLaunch) {
   const GroupedProblem problem =
       grouped_of(combo, {1, 0, 3, 16, 2, 0, 5, 1, 8, 0, 1, 4, 2, 7, 0, 3}, 200, 6144);
   const GemmProblem expert{{16, 200, 6144}, combo.mode, combo.format, combo.layout, combo.out};
-  EXPECT_LT(cuda::plan_grouped_gemm(expert, 16, 16).decode.splits, cuda::plan_decode_gemm(expert, 1, cuda::SplitSums::global).splits);
+  EXPECT_LT(cuda::plan_grouped_gemm(expert, 16, 16).decode.splits, cuda::plan_decode_gemm(expert, 1, {cuda::SplitSums::global}).splits);
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE(fmt::format("seed {}", seed));
   const GroupedOperands ops = random_grouped_operands(problem, seed);

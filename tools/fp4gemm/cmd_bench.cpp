@@ -231,7 +231,9 @@ void add_bench_command(CLI::App& app) {
                                       [](const BenchCase& c) { return c.problem.mode == Mode::w4a4; });
     if (any_w4a4 && any_gpu_backend(backends))
       fmt::print(stderr, "w4a4: the cuda-* kernels quantize the bf16 activations on the GPU inside "
-                         "every timed call; the cuBLAS baselines get A dequantized once, before timing\n");
+                         "every timed call (a quantization kernel before the GEMM; cuda-decode at M = 1 "
+                         "and N <= 4096: inside the GEMM kernel); the cuBLAS baselines get A dequantized "
+                         "once, before timing\n");
     std::optional<PowerMonitor> power;
     if (grouped || any_gpu_backend(backends)) {
       power.emplace();
