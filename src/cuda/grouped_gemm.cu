@@ -20,12 +20,15 @@ namespace fp4gemm::cuda {
 namespace {
 
 // The K-splits are planned as if experts / kExpertShareDivisor experts receive tokens: the
-// launch's CTAs of all of them fill the GPU (32 experts x 1 token x 4096 x 6144: 134.2 us,
-// bench/results/h200_decode_fixed_cost; 167.5 us in stop 15 with each expert planned alone for 7
-// CTAs per SM, bench/results/h200_decode_v8, whose 4-group K-slices paid a split-K sum and an A
-// staging every 4 groups), while a routing that leaves only a quarter of the experts with tokens still finds
-// as many CTAs as one dense GEMM would have.
-constexpr std::int64_t kExpertShareDivisor = 4;
+// launch's CTAs of all of them fill the GPU, while a routing that leaves only half of the experts
+// with tokens still finds as many CTAs as one dense GEMM would have. Measured on an H100
+// (bench/results/grouped_expert_share: 32 experts x 1 token x 4096 x 6144, one process per
+// divisor, each with the per-expert cublas-bf16 loop): divisor 1 164.88 us (1 K-split), 2 165.04
+// (1 K-split), 4 174.05 (2 K-splits), 8 167.34 (3 K-splits); at 16 tokens per expert all 290.6-291.8
+// (the A slice's shared memory sets the K-splits there). Earlier, on the H200: each expert planned
+// alone for 7 CTAs per SM, 12 K-slices of 4 groups, 167.5 us against divisor 4's 134.2
+// (bench/results/h200_decode_v8, h200_decode_fixed_cost).
+constexpr std::int64_t kExpertShareDivisor = 2;
 
 // f(the kernel instance for M <= max_tokens in `mode`): decode::with_instance's choice.
 template <class F>

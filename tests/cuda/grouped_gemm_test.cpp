@@ -118,7 +118,7 @@ TEST_F(GroupedKernelOptions, AnExpertOverTheBoundIsReported) {
                             "expert 1 received more than max_tokens_per_expert = 8 tokens");
 }
 
-// Many experts: the launch's K-splits are planned for a quarter of them together, fewer than one
+// Many experts: the launch's K-splits are planned for half of them together, fewer than one
 // expert planned alone gets; each expert still sums its own splits.
 TEST_F(GroupedKernelOptions, ManyExpertsShareTheKSplitsOfTheLaunch) {
   const GroupedProblem problem =
