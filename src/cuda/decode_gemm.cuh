@@ -237,8 +237,9 @@ __device__ std::uint32_t stage_quantized_activations(const Params& p, std::uint1
 
 // Step 1 of the block-column instance, after staging: the shift c = 126 - (largest exponent of the
 // slice) clamped to 0..127, and the slice times 2^c (exact: a power of two, no overflow). Every
-// thread calls it with what stage_activations returned; it scales the 16-byte units that thread
-// stored (the same loop), between two barriers. Returns c.
+// thread calls it with what stage_activations (or stage_quantized_activations) returned; after a
+// barrier that makes the whole staged slice visible, it scales every staged 16-byte unit, spread
+// over the threads, then the caller's barrier follows. Returns c.
 __device__ inline int shift_activations(std::uint32_t exponent, std::uint16_t* a_tile, int rows, int chunks_per_row,
                                  int stride) {
   __shared__ std::uint32_t warp_exponent[kWarps];

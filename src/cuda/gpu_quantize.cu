@@ -130,12 +130,21 @@ float measure_scale_2_on_device(const void* x, DType dtype, std::int64_t rows, s
   return nvfp4_scale_2_from_amax(float_from_bits(result.amax_bits));
 }
 
+void require_quantizable(const void* x, std::int64_t rows, std::int64_t cols, Fp4Format format, float scale_2) {
+  require_device_input(x, rows, cols, block_size(format));
+  if (format == Fp4Format::nvfp4)
+    require(std::isfinite(scale_2) && scale_2 > 0.0f, "scale_2 = {} must be positive and finite",
+            scale_2);
+  else
+    require(scale_2 == 1.0f, "scale_2 = {}: MXFP4 has no tensor scale (pass 1)", scale_2);
+}
+
 void quantize_on_device(const void* x, DType dtype, std::int64_t rows, std::int64_t cols,
                         const QuantizeOptions& options, float scale_2, DeviceFp4Tensor& out,
                         QuantizeStatus& status, cudaStream_t stream, std::uint16_t* block_values) {
   const Fp4Format format = options.format;
   const int block = block_size(format);
-  require_device_input(x, rows, cols, block);
+  require_quantizable(x, rows, cols, format, scale_2);
   require(out.format == format && out.scale_layout == options.scale_layout && out.rows == rows &&
               out.cols == cols,
           "quantize_on_device: the output is {} x {} {} ({} scales), the request {} x {} {} ({})",
@@ -147,12 +156,6 @@ void quantize_on_device(const void* x, DType dtype, std::int64_t rows, std::int6
               out.scales.size() >= std::size_t(out.scale_bytes),
           "quantize_on_device: output buffers of {} data and {} scale bytes do not fit {} x {} {}",
           out.data.size(), out.scales.size(), rows, cols, to_string(format));
-  if (format == Fp4Format::nvfp4)
-    require(std::isfinite(scale_2) && scale_2 > 0.0f, "scale_2 = {} must be positive and finite",
-            scale_2);
-  else
-    require(scale_2 == 1.0f, "scale_2 = {}: MXFP4 has no tensor scale (pass 1)", scale_2);
-
   const bool swizzled = options.scale_layout == ScaleLayout::swizzled;
   QuantizeArgs args{};
   args.x = x;

@@ -69,6 +69,12 @@ void quantize_on_device(const void* x, DType dtype, std::int64_t rows, std::int6
                         QuantizeStatus& status, cudaStream_t stream,
                         std::uint16_t* block_values = nullptr);
 
+// What quantize_on_device requires of its input and tensor scale (rows and K below 2^31, the
+// status keys' range, K a multiple of the block, x 16-byte aligned; NVFP4 scale_2 positive and
+// finite, MXFP4's 1), also for a kernel that quantizes such an input itself (cuda-decode's
+// w4a4, decode_gemm.cuh step 1q). Throws InvalidArgument naming the rule.
+void require_quantizable(const void* x, std::int64_t rows, std::int64_t cols, Fp4Format format, float scale_2);
+
 // quantize(x, options) computed on the GPU: the same bytes, the same scale_2, the same errors.
 Fp4Tensor quantize_on_gpu(const HostMatrix& x, const QuantizeOptions& options = {});
 

@@ -105,7 +105,9 @@ class KernelOperands {
     pointers_.a_scales = a_fp4_.scales.get();
     pointers_.a_scale_bytes = a_fp4_.scale_bytes;
     pointers_.a_bf16 = a_bf16_.get();
-    if (a_quantized_in_kernel_) {
+    if (a_quantized_in_kernel_) {  // the checks quantize_activations() would make in every call
+      require_quantizable(a_source_.get(), a_fp4_.rows, a_fp4_.cols, a_quantize_.format,
+                          a_quantize_.scale_2.value_or(1.0f));
       pointers_.a_source = a_source_.get();
       pointers_.a_scale_2 = a_quantize_.scale_2.value_or(1.0f);
       pointers_.a_status = quantize_status_->device_words();
