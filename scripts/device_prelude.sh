@@ -16,6 +16,10 @@
 #                 runs CMD with a time limit, its output in $O/LABEL.txt, then prints "== LABEL
 #                 rc=.. Ns" and the bench table rows of that output, and packs (an assignment in
 #                 front, VAR=x step ..., reaches CMD's environment);
+#   gtests PROG:SECONDS...
+#                 runs each GoogleTest program $B/PROG with a time limit, its output in
+#                 $O/PROG.log, then prints "PROG rc=.. Ns" with its totals and its first failures,
+#                 and packs;
 #   CS, NCU       compute-sanitizer and ncu (from PATH, else /usr/local/cuda/bin);
 #   SECONDS       restarted, for the "${SECONDS}s" marks of each step.
 # Bad arguments, an unset OUT, a folder without .xz files or a failed unpack: a message naming
@@ -79,5 +83,15 @@ step() {
   echo "== $label rc=$rc ${SECONDS}s"
   rows "$O/$label.txt"
   pack
+}
+gtests() {
+  local spec prog
+  for spec in "$@"; do
+    prog=${spec%%:*}
+    timeout "${spec#*:}" "$B/$prog" > "$O/$prog.log" 2>&1
+    echo "$prog rc=$? ${SECONDS}s $(summary "$O/$prog.log")"
+    grep -m3 -A6 "Failure" "$O/$prog.log" | head -14
+    pack
+  done
 }
 SECONDS=0

@@ -15,12 +15,7 @@
 # Call: run(command="bash bench/results/wgmma_v4_consumer_convert/run.sh", carry=[".carry/v15",
 # ".carry/base"], timeout_s=600); files in $OUT/v15.tgz.
 source scripts/device_prelude.sh v15 .carry/v15 .carry/base=base || exit 1
-for t in wgmma_gemm_test:40 gpu_quantize_test:25 decode_gemm_test:90 grouped_gemm_test:45; do
-  timeout "${t#*:}" "$B/${t%%:*}" > "$O/${t%%:*}.log" 2>&1
-  echo "${t%%:*} rc=$? ${SECONDS}s $(summary "$O/${t%%:*}.log")"
-  grep -m3 -A6 "Failure" "$O/${t%%:*}.log" | head -14
-  pack
-done
+gtests wgmma_gemm_test:40 gpu_quantize_test:25 decode_gemm_test:90 grouped_gemm_test:45
 G="--max-seconds 0.05 --ceilings datasheet"
 step wgmma 50 "$B/fp4gemm" bench -m 256,1024,4096 -n 6144 -k 6144,2048 --mode w4a16 \
   --backend cuda-wgmma,cuda-dequant-cublas,cublas-bf16 $G --json "$O/wgmma.json"
