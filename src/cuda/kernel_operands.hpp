@@ -81,17 +81,20 @@ class KernelOperands {
     if (b_form.scale_tile_order)
       b_scale_tiles_ = DeviceBuffer<std::uint8_t>(tile_scales(operands.b, *b_form.scale_tile_order));
     if (operands.problem.mode == Mode::w4a4) {
-      a_fp4_ = DeviceFp4Tensor(operands.a_fp4);
-      if (a_block_values) {  // exact values: the bf16 rounding changes none
-        const Fp4Tensor& a = operands.a_fp4;
-        a_bf16_ = DeviceBuffer<std::uint16_t>(
-            HostMatrix::from_f32(a.rows, a.cols, block_values(a)).converted(DType::bf16).half);
-      }
+      const Fp4Tensor& a = operands.a_fp4;
       if (operands.a_bf16.rows == operands.problem.shape.m) {
         a_source_ = DeviceBuffer<std::uint16_t>(operands.a_bf16.half);
-        a_quantize_ = {operands.problem.format, operands.problem.scale_layout, operands.a_fp4.scale_2, {}};
+        a_quantize_ = {operands.problem.format, operands.problem.scale_layout, a.scale_2, {}};
         quantize_status_.emplace(stream);
         a_quantized_in_kernel_ = a_quantized_in_kernel;
+      }
+      // The kernel that quantizes A itself gets no FP4 A and no block values (null pointers):
+      // it cannot read them, so its results can only come from its own quantization.
+      if (!a_quantized_in_kernel_) {
+        a_fp4_ = DeviceFp4Tensor(a);
+        if (a_block_values)  // exact values: the bf16 rounding changes none
+          a_bf16_ = DeviceBuffer<std::uint16_t>(
+              HostMatrix::from_f32(a.rows, a.cols, block_values(a)).converted(DType::bf16).half);
       }
     } else {
       a_bf16_ = DeviceBuffer<std::uint16_t>(operands.a_bf16.half);
@@ -106,8 +109,8 @@ class KernelOperands {
     pointers_.a_scale_bytes = a_fp4_.scale_bytes;
     pointers_.a_bf16 = a_bf16_.get();
     if (a_quantized_in_kernel_) {  // the checks quantize_activations() would make in every call
-      require_quantizable(a_source_.get(), a_fp4_.rows, a_fp4_.cols, a_quantize_.format,
-                          a_quantize_.scale_2.value_or(1.0f));
+      require_quantizable(a_source_.get(), operands.a_fp4.rows, operands.a_fp4.cols,
+                          a_quantize_.format, a_quantize_.scale_2.value_or(1.0f));
       pointers_.a_source = a_source_.get();
       pointers_.a_scale_2 = a_quantize_.scale_2.value_or(1.0f);
       pointers_.a_status = quantize_status_->device_words();
@@ -138,7 +141,7 @@ class KernelOperands {
  private:
   DeviceFp4Tensor b_;
   DeviceBuffer<std::uint8_t> b_scale_tiles_;
-  DeviceFp4Tensor a_fp4_;
+  DeviceFp4Tensor a_fp4_;                 // w4a4 unless quantized in the kernel
   DeviceBuffer<std::uint16_t> a_bf16_;    // w4a16: A; w4a4 with a_block_values: A's block values
   DeviceBuffer<std::uint16_t> a_source_;  // w4a4: the bf16 activations quantized by each call
   QuantizeOptions a_quantize_;

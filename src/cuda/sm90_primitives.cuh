@@ -89,6 +89,18 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
+// Moves registers between warpgroups (PTX ISA, setmaxnreg; sm_90a): every thread of a warpgroup
+// executes it, and the per-thread count (a multiple of 8, 24..256) must fit the CTA's budget.
+// Producer warpgroups give registers back, MMA warpgroups take them.
+template <int kRegisters>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
+}
+template <int kRegisters>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
+}
+
 // ------------------------------------------------------------------ wgmma
 // Descriptor of a K-major bf16 operand tile in shared memory, 128-byte swizzled as TMA writes it
 // (rows of 64 elements = 128 bytes; 8-row groups 1024 bytes apart), starting at `tile` + `k_byte`

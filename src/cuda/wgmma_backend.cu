@@ -1,5 +1,5 @@
 // The cuda-wgmma Backend: availability (an sm_90 GPU and the sm_90a image), admission, and
-// prepare(), which uploads the operands with B's codes re-packed for the converters' bit
+// prepare(), which uploads the operands with B's codes re-packed for the consumers' bit
 // placement (format/placed_codes.hpp) and its scales re-laid in the kernel's tile order, allocates
 // the w4a4 bf16 activation workspace, plans the launch and encodes the TMA tensor maps, so that
 // run() only enqueues kernels.
@@ -64,8 +64,8 @@ class WgmmaBackend final : public Backend {
   std::string_view name() const override { return "cuda-wgmma"; }
   std::string_view summary() const override {
     return "CUDA wgmma bf16 tensor cores (Hopper), TMA + mbarrier pipeline, persistent, warp "
-           "specialized; FP4 weights dequantized to bf16 in shared memory by a converter "
-           "warpgroup (exact), fp32 accumulation; w4a4: the bf16 "
+           "specialized; FP4 weights dequantized to bf16 in shared memory by the consumer "
+           "warpgroups, overlapped with their MMAs (exact), fp32 accumulation; w4a4: the bf16 "
            "activations quantized on the GPU in every call, then A dequantized to bf16 by a "
            "separate GPU kernel; NVFP4 needs K % 32 == 0; sm_90a";
   }

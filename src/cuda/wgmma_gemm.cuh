@@ -5,9 +5,10 @@
 //
 // It computes D^T = B A^T: the weights are wgmma's A operand (64 rows of N per consumer
 // warpgroup), the activations wgmma's B operand (BM tokens = the MMA's N), both read by wgmma from
-// shared memory. Three converter warps rebuild each K-tile of FP4 weights as exact bf16 in shared
-// memory, so the consumers' MMAs never wait on conversion (v1 converted in the consumers' own
-// registers, and ptxas serialized those wgmmas: notes_wgmma.md).
+// shared memory. Each consumer warpgroup rebuilds its own 64 rows of the next K-tile as exact bf16
+// in shared memory while its MMAs on the current K-tile run (wgmma reads no registers of it, so
+// nothing serializes them; v1 converted into register fragments and ptxas serialized its wgmmas,
+// v2-v3 converted in three dedicated warps, which bounded the K-tile: notes_wgmma.md).
 //
 // Algorithm (one CTA = 3 warpgroups, 384 threads, persistent):
 //  1. Tiles are BN = 128 weight rows x BM tokens (BM = 128 or 256, chosen by the plan); tile t
@@ -28,33 +29,33 @@
 //     4-byte cp.async words from B's own layout, 16 per lane and K-tile: the producer's copies
 //     were the pipeline's bottleneck; v3's cp.async.bulk of the tile was as fast, but racecheck
 //     reported hazards against it that it does not report for the TMA box, notes_wgmma.md.)
-//  3. Warps 1-3 (converter), thread c + 8 r' (c = 0..7, r' = 0..11), per K-tile: waits on
-//     `loaded`; for rows r = r' + 12 i < 128 (i = 0..10) converts chunk c (8 codes = one 4-byte
-//     word, k = 8c..8c+7) times its block scale (byte c / 2, MXFP4 c / 4, of row r's scale word)
-//     to 8 bf16 by bit placement (mma_primitives.cuh: E2M1 x 2^-126 exactly, times the scale x
-//     2^118 for NVFP4, the result x 2^8 in step 5; MXFP4 x 2^126 then x the scale) on the codes
-//     prepare() re-packed as placed codes (format/placed_codes.hpp: rotations and masks, pairs in
-//     k order; v3 looked the codes up with PRMT: ~2x the instructions), and stores
-//     them as one 16-byte vector at row r, chunk position c ^ (r % 8) of the converted tile: the 128-byte
+//  3. Conversion of one K-tile by consumer warpgroup c (convert_rows; thread x + 8 r' of the
+//     warpgroup, x = 0..7, r' = 0..15): waits on `loaded`; for rows r = 64c + r' + 16 i
+//     (i = 0..3) converts chunk x (8 codes = one 4-byte word, k = 8x..8x+7) times its block scale
+//     (byte x / 2, MXFP4 x / 4, of row r's scale word) to 8 bf16 by bit placement
+//     (mma_primitives.cuh: E2M1 x 2^-126 exactly, times the scale x 2^118 for NVFP4, the result
+//     x 2^8 in step 5; MXFP4 x 2^126 then x the scale) on the codes prepare() re-packed as placed
+//     codes (format/placed_codes.hpp: rotations and masks, pairs in k order), and stores them as
+//     one 16-byte vector at row r, chunk position x ^ (r % 8) of the converted tile: the 128-byte
 //     swizzle TMA applies to the activations, which the wgmma descriptor expects. A quarter-warp
 //     stores one full 128-byte row (no bank conflicts) and reads 32 contiguous code bytes. Then
-//     fence.proxy.async (wgmma reads through the async proxy), and one arrive per warp on
-//     `converted`.
-//  4. Warpgroups 1-2 (consumers; c = 0, 1 owns weight rows 64c..64c+63), per K-tile: wait on
-//     `converted`, issue 4 x wgmma m64nBMk16 (A: converted rows 64c.., B: activations; the
-//     descriptors advance 32 bytes per k16 step inside the swizzle atom), commit, then
-//     wait_group 1: the previous K-tile's MMAs are done, so its slot is released (one arrive per
-//     warp on `empty`) while this K-tile's MMAs run.
+//     fence.proxy.async (wgmma reads through the async proxy) and a named barrier of the
+//     warpgroup's 128 threads: its wgmma reads all 64 rows.
+//  4. Warpgroups 1-2 (consumers; c = 0, 1 owns weight rows 64c..64c+63): step 3 for the CTA's
+//     first K-tile; then per K-tile: issue 4 x wgmma m64nBMk16 (A: converted rows 64c.., B:
+//     activations; the descriptors advance 32 bytes per k16 step inside the swizzle atom),
+//     commit, wait_group 1 (the previous K-tile's MMAs are done, so its slot is released: one
+//     arrive per warp on `empty`), and step 3 for the next K-tile of the sequence (after a
+//     unit's last, the next unit's first: before this unit's epilogue) while this one's MMAs run.
 //  5. Epilogue: after the last K-tile all MMAs are waited for and the last slot released;
 //     acc[4j + 2h + e] is D^T(row 16w + g + 8h, token 8j + 2t + e), stored transposed to D (M x N
 //     row-major) as alpha * acc in f32/bf16/f16 (the dtype switch once per tile), bounds-checked.
 //     With split-K the partial tile goes to the workspace first and only the tile's last unit
 //     (atomic counter) sums the partials in split order and stores (reduce_splits).
-//     The producer and converter meanwhile fill and convert the next unit's first slots.
-// Registers: 384 threads leave 168 per thread, which a consumer of BM = 256 (128 accumulators)
-// needs: ptxas allocates every role within the launch bound's cap (setmaxnreg.inc did not raise
-// it: C7602 at 512 threads), so the converter shares warpgroup 0 with the producer rather than
-// take a fourth warpgroup.
+//     The producer meanwhile fills the next unit's first slots.
+// Registers: 384 threads leave 168 per thread at launch; warpgroup 0 (one producing thread) gives
+// all but 40 back and the consumers take 232 (setmaxnreg), which BM = 256's 128 accumulators plus
+// the conversion's registers need.
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -83,11 +84,16 @@ struct TileConfig {
   static constexpr int BK = 64;               // one 128-byte swizzle atom of bf16 per row
   static constexpr int STAGES = STAGES_;
   static constexpr bool kSplitK = SPLIT_K_;   // whether the kernel has the split-K reduction
-  static constexpr int kThreads = 128 * (1 + kConsumers);  // producer + converter, consumers
-  static constexpr int kConverterThreads = 96;             // warps 1-3
+  static constexpr int kThreads = 128 * (1 + kConsumers);  // producer warpgroup, consumers
   static constexpr int kSteps = BK / 16;   // k16 MMA steps (= 16-element scale chunks) per K-tile
   static constexpr int kChunks = BK / 8;   // 16-byte bf16 chunks per converted row
   static constexpr int kAcc = BM / 2;      // fp32 accumulators per consumer thread (64 x BM / 128)
+  // Step 3: a consumer thread converts one chunk column of kConvertRows rows per K-tile.
+  static constexpr int kRowStride = 128 / kChunks;    // 16 rows converted at once by a warpgroup
+  static constexpr int kConvertRows = 64 / kRowStride;  // 4
+  // setmaxnreg: warpgroup 0 keeps 40 registers per thread, the consumers take 232
+  // (40 x 128 + 232 x 256 <= 65,536).
+  static constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
 
   // Slot layout: the two swizzled bf16 tiles first (1024-byte aligned), then codes and scales.
   static constexpr int kActBytes = BM * BK * 2;          // [BM][BK] bf16, 128-byte swizzle
@@ -102,25 +108,25 @@ struct TileConfig {
   static constexpr int kLoadedBytes = kActBytes + kCodeBytes + kScaleBytes;
   // 1024 bytes of slack: the dynamic shared memory is aligned to 1024 by hand.
   static constexpr int kSmemBytes = STAGES * kStageBytes + 1024;
-  // loaded: the producer's arrive.expect_tx; converted: one arrive per converter warp; empty: one
-  // per consumer warp.
+  // loaded: the producer's arrive.expect_tx; empty: one arrive per consumer warp.
   static constexpr unsigned kLoadedArrivals = 1;
-  static constexpr unsigned kConvertedArrivals = kConverterThreads / 32;
   static constexpr unsigned kEmptyArrivals = 4 * kConsumers;
 
   static_assert(BM == 128 || BM == 256, "the wgmma wrapper is m64n128k16 or m64n256k16");
   static_assert(kActBytes % 1024 == 0 && kConvBytes % 1024 == 0 && kStageBytes % 1024 == 0,
                 "128-byte-swizzled tiles need 1024-byte alignment");
   static_assert(BN <= 256 && BM <= 256, "TMA boxes are at most 256 rows");
-  static_assert(kConverterThreads % kChunks == 0, "a converter thread keeps one chunk column");
+  static_assert(64 % kRowStride == 0, "a consumer thread keeps one chunk column");
+  static_assert(kProducerRegisters * 128 + kConsumerRegisters * 128 * kConsumers <= 65536,
+                "setmaxnreg cannot hand out more than the SM's 64K registers");
   static_assert(kSteps <= 4, "a row's scales of one K-tile fit its 4-byte word");
   static_assert(STAGES >= 2, "the ring overlaps loads and conversion with MMAs");
   static_assert(kSmemBytes <= kSmemLimit, "a config must fit 227 KB of shared memory");
 };
 
-// 128 weight rows x 256 tokens, 4 slots of 54 KB (217 KB), no split-K: its consumers use all 168
-// registers, and the reduction's code made ptxas spill (216 bytes of stack); 128 x 128, 5 slots
-// of 38 KB (191 KB), with split-K (small M).
+// 128 weight rows x 256 tokens, 4 slots of 54 KB (217 KB), no split-K (before setmaxnreg the
+// reduction's code made ptxas spill at 168 registers; not re-tried); 128 x 128, 5 slots of 38 KB
+// (191 KB), with split-K (small M).
 using Tile256 = TileConfig<256, 4, false>;
 using Tile128 = TileConfig<128, 5, true>;
 
@@ -194,9 +200,8 @@ __device__ __forceinline__ void store_output(const Params& p, const float (&acc)
 
 // The ring's barriers (step 1).
 struct Barriers {
-  std::uint64_t* loaded;     // TMA boxes and the scale tile landed
-  std::uint64_t* converted;  // converted weights stored
-  std::uint64_t* empty;      // the consumers' MMAs on the slot are done
+  std::uint64_t* loaded;  // TMA boxes and the scale tile landed
+  std::uint64_t* empty;   // the consumers' MMAs on the slot are done
 };
 
 // Step 2: the producer's loop (lane 0 of warp 0; the other lanes have nothing to do).
@@ -222,65 +227,44 @@ __device__ void produce(const Params& p, const CUtensorMap* act_map, const CUten
   }
 }
 
-// Step 3: the converter warps' loop (thread = threadIdx.x - 32), for one format (a template
-// parameter, so that the conversion is one basic block).
+// Step 3: consumer warpgroup `group` (thread = its thread 0..127) converts its 64 weight rows of
+// the K-tile in `stage` once `loaded` (parity `phase`) says the slot's boxes landed; the format is
+// a template parameter, so that the conversion is one basic block.
 template <class Cfg, bool kMxfp4>
-__device__ void convert_format(const Params& p, std::uint8_t* smem, const Barriers& bar) {
-  constexpr int kRowStride = Cfg::kConverterThreads / Cfg::kChunks;  // 12
-  constexpr int kRows = (Cfg::BN + kRowStride - 1) / kRowStride;     // 11 (the last for r' < 8)
-  const int thread = int(threadIdx.x) - 32, lane = int(threadIdx.x) % 32;
-  const int chunk = thread % Cfg::kChunks, first_row = thread / Cfg::kChunks;
+__device__ __forceinline__ void convert_rows(std::uint8_t* stage, std::uint64_t* loaded,
+                                             std::uint32_t phase, int group, int thread) {
+  const int chunk = thread % Cfg::kChunks;
+  const int first_row = 64 * group + thread / Cfg::kChunks;
   const int scale_shift = 8 * (chunk >> (kMxfp4 ? 2 : 1));  // the block of k = 8 chunk .. + 7
-  int it = 0;
-  for (int u = int(blockIdx.x); u < p.units; u += int(gridDim.x)) {
-    const Unit w = unit_of<Cfg>(p, u);
-    for (int kt = w.kt_begin; kt < w.kt_end; ++kt, ++it) {
-      const int slot = it % Cfg::STAGES;
-      sm90::mbarrier_wait(&bar.loaded[slot], (it / Cfg::STAGES) & 1);
-      std::uint8_t* stage = smem + slot * Cfg::kStageBytes;
-      const std::uint32_t* codes = reinterpret_cast<const std::uint32_t*>(stage + Cfg::kCodeOffset);
-      const std::uint32_t* words =
-          reinterpret_cast<const std::uint32_t*>(stage + Cfg::kScaleOffset);
-      std::uint32_t code_word[kRows], scale_word[kRows];
+  sm90::mbarrier_wait(loaded, phase);
+  const std::uint32_t* codes = reinterpret_cast<const std::uint32_t*>(stage + Cfg::kCodeOffset);
+  const std::uint32_t* words = reinterpret_cast<const std::uint32_t*>(stage + Cfg::kScaleOffset);
+  std::uint32_t code_word[Cfg::kConvertRows], scale_word[Cfg::kConvertRows];
 #pragma unroll
-      for (int i = 0; i < kRows; ++i) {
-        const int r = first_row + i * kRowStride;
-        if (r < Cfg::BN) {
-          code_word[i] = codes[r * Cfg::kChunks + chunk];
-          scale_word[i] = words[r];
-        }
-      }
-#pragma unroll
-      for (int i = 0; i < kRows; ++i) {
-        const int r = first_row + i * kRowStride;
-        if (r >= Cfg::BN) break;
-        const std::uint32_t byte = (scale_word[i] >> scale_shift) & 0xFF;
-        std::uint32_t scale2, unused;
-        if constexpr (kMxfp4)
-          scale2 = mma::scale_to_bf16x2(true, byte);
-        else
-          mma::nvfp4_scale_x2_to_bf16x2(byte, scale2, unused);
-        std::uint32_t v[4];  // (c0, c1) .. (c6, c7): the codes are placed codes (prepare())
-        placed_codes_to_bf16_bits(code_word[i], v);
-#pragma unroll
-        for (int q = 0; q < 4; ++q)
-          v[q] = mma::bf16x2_mul(kMxfp4 ? mma::e2m1_bits_to_bf16_times_2_126(v[q]) : v[q], scale2);
-        *reinterpret_cast<uint4*>(stage + Cfg::kConvOffset + r * 128 + 16 * (chunk ^ (r % 8))) =
-            make_uint4(v[0], v[1], v[2], v[3]);
-      }
-      sm90::fence_proxy_async_shared();  // the stores, then wgmma's (async-proxy) reads
-      __syncwarp();
-      if (lane == 0) sm90::mbarrier_arrive(&bar.converted[slot]);
-    }
+  for (int i = 0; i < Cfg::kConvertRows; ++i) {
+    const int r = first_row + i * Cfg::kRowStride;
+    code_word[i] = codes[r * Cfg::kChunks + chunk];
+    scale_word[i] = words[r];
   }
-}
-
-template <class Cfg>
-__device__ void convert(const Params& p, std::uint8_t* smem, const Barriers& bar) {
-  if (p.mxfp4)
-    convert_format<Cfg, true>(p, smem, bar);
-  else
-    convert_format<Cfg, false>(p, smem, bar);
+#pragma unroll
+  for (int i = 0; i < Cfg::kConvertRows; ++i) {
+    const int r = first_row + i * Cfg::kRowStride;
+    const std::uint32_t byte = (scale_word[i] >> scale_shift) & 0xFF;
+    std::uint32_t scale2, unused;
+    if constexpr (kMxfp4)
+      scale2 = mma::scale_to_bf16x2(true, byte);
+    else
+      mma::nvfp4_scale_x2_to_bf16x2(byte, scale2, unused);
+    std::uint32_t v[4];  // (c0, c1) .. (c6, c7): the codes are placed codes (prepare())
+    placed_codes_to_bf16_bits(code_word[i], v);
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+      v[q] = mma::bf16x2_mul(kMxfp4 ? mma::e2m1_bits_to_bf16_times_2_126(v[q]) : v[q], scale2);
+    *reinterpret_cast<uint4*>(stage + Cfg::kConvOffset + r * 128 + 16 * (chunk ^ (r % 8))) =
+        make_uint4(v[0], v[1], v[2], v[3]);
+  }
+  sm90::fence_proxy_async_shared();  // the stores, then wgmma's (async-proxy) reads
+  sm90::named_barrier_sync(2 + group, 128);  // the warpgroup's 64 rows are all converted
 }
 
 // Step 5 with split-K: every unit writes its fp32 partial tile to the workspace (float4 per
@@ -314,23 +298,29 @@ __device__ __forceinline__ bool reduce_splits(const Params& p, const Unit& w, in
   return true;
 }
 
-// Steps 4-5: one consumer warpgroup's loop (thread = threadIdx.x - 128).
-template <class Cfg>
-__device__ void consume(const Params& p, std::uint8_t* smem, const Barriers& bar, int* last) {
+// Steps 3-5: one consumer warpgroup's loop (thread = threadIdx.x - 128).
+template <class Cfg, bool kMxfp4>
+__device__ void consume_format(const Params& p, std::uint8_t* smem, const Barriers& bar, int* last) {
   const int thread = int(threadIdx.x) - 128;
   const int group = thread / 128, warp = (thread / 32) % 4, lane = thread % 32;
   const int g = lane / 4, t = lane % 4;
   const int row = 64 * group + 16 * warp + g;  // tile-local weight row (and row + 8)
+  // Step 3 for the K-tile of count `k_tile_count` in this CTA's sequence (all units).
+  const auto convert = [&](int k_tile_count) {
+    const int slot = k_tile_count % Cfg::STAGES;
+    convert_rows<Cfg, kMxfp4>(smem + slot * Cfg::kStageBytes, &bar.loaded[slot],
+                              (k_tile_count / Cfg::STAGES) & 1, group, thread % 128);
+  };
   int it = 0;
+  if (int(blockIdx.x) < p.units) convert(0);
   for (int u = int(blockIdx.x); u < p.units; u += int(gridDim.x)) {
     const Unit w = unit_of<Cfg>(p, u);
+    const bool next_unit = u + int(gridDim.x) < p.units;
     float acc[Cfg::kAcc];
 #pragma unroll
     for (int i = 0; i < Cfg::kAcc; ++i) acc[i] = 0.0f;
     for (int kt = w.kt_begin; kt < w.kt_end; ++kt, ++it) {
-      const int slot = it % Cfg::STAGES;
-      sm90::mbarrier_wait(&bar.converted[slot], (it / Cfg::STAGES) & 1);
-      const std::uint8_t* stage = smem + slot * Cfg::kStageBytes;
+      const std::uint8_t* stage = smem + (it % Cfg::STAGES) * Cfg::kStageBytes;
       sm90::wgmma_fence();
 #pragma unroll
       for (int j = 0; j < Cfg::kSteps; ++j)
@@ -340,6 +330,9 @@ __device__ void consume(const Params& p, std::uint8_t* smem, const Barriers& bar
       sm90::wgmma_commit();
       sm90::wgmma_wait<1>();  // the previous K-tile's MMAs are done: release its slot
       if (kt > w.kt_begin && lane == 0) sm90::mbarrier_arrive(&bar.empty[(it - 1) % Cfg::STAGES]);
+      // The next K-tile of the sequence (the next unit's first after this unit's last, before
+      // the epilogue) while this K-tile's MMAs run.
+      if (kt + 1 < w.kt_end || next_unit) convert(it + 1);
     }
     sm90::wgmma_wait<0>();
     if (lane == 0) sm90::mbarrier_arrive(&bar.empty[(it - 1) % Cfg::STAGES]);
@@ -350,6 +343,15 @@ __device__ void consume(const Params& p, std::uint8_t* smem, const Barriers& bar
       if (p.splits > 1 && !reduce_splits<Cfg>(p, w, thread, acc, last)) continue;
     store_output<Cfg>(p, acc, w.m0, w.n0, row, t);
   }
+}
+
+template <class Cfg>
+__device__ void consume(const Params& p, std::uint8_t* smem, const Barriers& bar, int* last) {
+  sm90::setmaxnreg_inc<Cfg::kConsumerRegisters>();
+  if (p.mxfp4)
+    consume_format<Cfg, true>(p, smem, bar, last);
+  else
+    consume_format<Cfg, false>(p, smem, bar, last);
 }
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
@@ -364,25 +366,24 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                       const __grid_constant__ CUtensorMap scale_map, const Params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ std::uint8_t smem_raw[];
-  __shared__ std::uint64_t loaded[Cfg::STAGES], converted[Cfg::STAGES], empty[Cfg::STAGES];
+  __shared__ std::uint64_t loaded[Cfg::STAGES], empty[Cfg::STAGES];
   __shared__ int last_split;  // split-K: whether this CTA's consumers reduce the tile
   std::uint8_t* smem = smem_raw + ((1024 - (mma::smem_address(smem_raw) & 1023)) & 1023);
   if (threadIdx.x == 0) {
     for (int s = 0; s < Cfg::STAGES; ++s) {
       sm90::mbarrier_init(&loaded[s], Cfg::kLoadedArrivals);
-      sm90::mbarrier_init(&converted[s], Cfg::kConvertedArrivals);
       sm90::mbarrier_init(&empty[s], Cfg::kEmptyArrivals);
     }
     sm90::fence_barrier_init();
   }
   __syncthreads();
-  const Barriers bar{loaded, converted, empty};
-  if (threadIdx.x < 32)
+  const Barriers bar{loaded, empty};
+  if (threadIdx.x < 128) {
+    sm90::setmaxnreg_dec<Cfg::kProducerRegisters>();
     produce<Cfg>(p, &act_map, &code_map, &scale_map, smem, bar);
-  else if (threadIdx.x < 128)
-    convert<Cfg>(p, smem, bar);
-  else
+  } else {
     consume<Cfg>(p, smem, bar, &last_split);
+  }
 #else
   __trap();
 #endif

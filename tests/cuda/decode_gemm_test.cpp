@@ -286,6 +286,41 @@ TEST(DecodeGemmInKernelQuantize, ThroughTheEnvironmentMatchesTheReference) {
         problem_of({Mode::w4a4, Fp4Format::nvfp4, ScaleLayout::linear, DType::f32}, m, 768, 6144));
 }
 
+// Non-finite activations reach the caller through output() on both quantization paths, named
+// by the same first position (row-major), and a bad tensor scale is refused: by the quantizer
+// kernel at run(), and already at prepare when the kernel is to quantize A itself.
+TEST(DecodeGemmInKernelQuantize, NonFiniteActivationsAndBadScale2AreNamedOnBothPaths) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  using Run = cuda::KernelGemmRun<cuda::DecodePlan, cuda::launch_decode_gemm>;
+  const GemmProblem problem =
+      problem_of({Mode::w4a4, Fp4Format::nvfp4, ScaleLayout::linear, DType::f32}, 3, 768, 1024);
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(fmt::format("{} seed {}", problem.describe(), seed));
+  GemmOperands bad_input = random_operands(problem, seed);
+  const auto at = [&](std::int64_t row, std::int64_t col) -> std::uint16_t& {
+    return bad_input.a_bf16.half[std::size_t(row * problem.shape.k + col)];
+  };
+  at(2, 900) = 0x7F80;  // +inf, after the NaN in row-major order
+  at(1, 37) = 0x7FC0;   // NaN
+  GemmOperands bad_scale = random_operands(problem, seed);
+  bad_scale.a_fp4.scale_2 = -1.0f;
+  for (cuda::AQuantize quantize : {cuda::AQuantize::separate, cuda::AQuantize::in_kernel}) {
+    const cuda::DecodePlan plan =
+        cuda::plan_decode_gemm(problem, 1, {cuda::SplitSums::by_slice_count, quantize});
+    SCOPED_TRACE(plan.describe());
+    ASSERT_EQ(plan.a_quantized_in_kernel, quantize == cuda::AQuantize::in_kernel);
+    Run run(bad_input, plan);
+    run.run();
+    test::expect_error<InvalidArgument>([&] { run.output(); }, "input has NaN at row 1, column 37");
+    test::expect_error<InvalidArgument>(
+        [&] {
+          Run scaled(bad_scale, plan);
+          scaled.run();
+        },
+        "scale_2 = -1 must be positive and finite");
+  }
+}
+
 // ------------------------------------------------------------------ admission (no GPU needed)
 TEST(DecodeGemmRules, SplitSumsSwitchTakesAutoGlobalOrClusterAndNamesTheVariable) {
   EXPECT_EQ(cuda::parse_split_sums(""), cuda::SplitSums::by_slice_count);
