@@ -5,8 +5,8 @@
 // access pattern and the copy mechanism from the kernel's dequantization and MMAs.
 //
 // stream_kernel<kMechanism, kLayout, kStages> runs on cuda-decode's own grid: plan_decode_gemm's
-// plan for M = 1 (NVFP4, w4a16) on this GPU, N-tiles x K-slices of decode::kWarps warps, warp w of
-// CTA (tile, slice) streaming the 16-row tile kWarps * tile + w over the slice's groups.
+// plan for M = 1 (NVFP4, w4a16) on this GPU, N-tiles x K-slices of kWarps warps, warp w of CTA
+// (tile, slice) streaming the 16-row tile kWarps * tile + w over the slice's groups.
 //  1. A group of a 16-row tile is a code tile (decode::kCodeStageBytes) and a scale tile
 //     (decode::scale_tile_bytes) in two arrays, as cuda-decode's prepare() lays them out. Tile
 //     (row tile rt, group i) sits at index rt * k_groups + i (row-major: cuda-decode's order, a
@@ -53,12 +53,16 @@ namespace {
 enum class Mechanism { cp_async, bulk };
 enum class Layout { row_major, group_major };
 
+// cuda-decode's M = 1 CTAs: 4 warps of 16 rows.
+constexpr int kWarps = decode::kNarrowWarps;
+constexpr int kThreads = decode::threads_of(kWarps);
+constexpr int kRowsPerCta = decode::rows_per_cta(kWarps);
 constexpr int kCodeBytes = decode::kCodeStageBytes;
 constexpr int kScaleBytes = decode::scale_tile_bytes(false);
 constexpr int kStageBytes = decode::stage_bytes(false);
 
 struct Geometry {
-  int row_tiles = 0;         // 16-row tiles of B (decode::kWarps per CTA)
+  int row_tiles = 0;         // 16-row tiles of B (kWarps per CTA)
   int k_groups = 0;          // 128-k groups of K
   int groups_per_split = 0;  // of one K-slice (grid y)
   long long work = 0;        // clock cycles spun per group
@@ -75,9 +79,9 @@ template <Mechanism kMechanism, Layout kLayout, int kStages>
 __device__ __forceinline__ void stream_cta(const std::uint8_t* codes, const std::uint8_t* scales, const Geometry& g,
                                            unsigned* sink) {
   extern __shared__ uint4 smem[];
-  __shared__ std::uint64_t full[decode::kWarps][kStages];  // bulk: one mbarrier per stage
+  __shared__ std::uint64_t full[kWarps][kStages];  // bulk: one mbarrier per stage
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-  const int rt = int(blockIdx.x) * decode::kWarps + warp;
+  const int rt = int(blockIdx.x) * kWarps + warp;
   const int first = int(blockIdx.y) * g.groups_per_split;
   const int groups = min(g.groups_per_split, g.k_groups - first);
   std::uint8_t* ring = reinterpret_cast<std::uint8_t*>(smem) + warp * kStages * kStageBytes;
@@ -141,7 +145,7 @@ __device__ __forceinline__ void stream_cta(const std::uint8_t* codes, const std:
 }
 
 template <Mechanism kMechanism, Layout kLayout, int kStages>
-__global__ void __launch_bounds__(decode::kThreads)
+__global__ void __launch_bounds__(kThreads)
     stream_kernel(const std::uint8_t* codes, const std::uint8_t* scales, Geometry g, unsigned* sink) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   if constexpr (kMechanism == Mechanism::bulk)
@@ -152,7 +156,7 @@ __global__ void __launch_bounds__(decode::kThreads)
 }
 
 // The launch cost of a grid: no work at all.
-__global__ void __launch_bounds__(decode::kThreads)
+__global__ void __launch_bounds__(kThreads)
     empty_kernel(const std::uint8_t*, const std::uint8_t*, Geometry, unsigned*) {}
 
 using Kernel = void (*)(const std::uint8_t*, const std::uint8_t*, Geometry, unsigned*);
@@ -182,7 +186,7 @@ double best_us_per_launch(Kernel kernel, dim3 grid, int smem, const Geometry& g,
   FP4GEMM_CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
   for (int r = 0; r < reps; ++r) {
     const std::size_t copy = std::size_t(r) % copies;
-    kernel<<<grid, decode::kThreads, smem, stream.get()>>>(code_pool + copy * code_bytes,
+    kernel<<<grid, kThreads, smem, stream.get()>>>(code_pool + copy * code_bytes,
                                                            scale_pool + copy * scale_bytes, g, sink);
   }
   FP4GEMM_CUDA_CHECK(cudaStreamEndCapture(stream.get(), &graph));
@@ -214,8 +218,8 @@ GemmShape parse_shape(const std::string& text) {
   char tail = 0;
   if (std::sscanf(text.c_str(), "%lldx%lld%c", &n, &k, &tail) != 2)
     throw InvalidArgument(fmt::format("--shape '{}' is not NxK (e.g. 16384x6144)", text));
-  require(n > 0 && n % decode::kRowsPerCta == 0 && k > 0 && k % decode::kGroupK == 0,
-          "--shape '{}': N must be a positive multiple of {} and K of {} (whole tiles)", text, decode::kRowsPerCta,
+  require(n > 0 && n % kRowsPerCta == 0 && k > 0 && k % decode::kGroupK == 0,
+          "--shape '{}': N must be a positive multiple of {} and K of {} (whole tiles)", text, kRowsPerCta,
           decode::kGroupK);
   return {1, n, k};
 }
@@ -285,7 +289,7 @@ int run(int argc, char** argv) {
     for (long long work : works) {
       g.work = work;
       for (const Variant& v : variants) {
-        const int smem = decode::kWarps * v.stages * kStageBytes;
+        const int smem = kWarps * v.stages * kStageBytes;
         const auto time = [&](Kernel kernel) {
           return best_us_per_launch(kernel, grid, smem, g, code_pool.get(), scale_pool.get(), code_bytes, scale_bytes,
                                     copies, sink.get(), reps, trials);

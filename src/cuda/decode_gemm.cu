@@ -2,6 +2,7 @@
 //
 // Plan (printable through DecodePlan::describe):
 //   instance      M <= 1 (block columns: decode_gemm.cuh step 3'), 8, 16 or 32 (decode::max_tokens_for);
+//   CTA width     4 warps (64 rows), or 8 (128 rows) at M > 8 with many N-tiles (wide_ctas_wanted);
 //   K-slices      enough CTAs for kCtasPerSmTarget per SM: splits = ceil(target / (N-tiles x the
 //                 GEMMs of the launch)),
 //                 capped by the K-groups, and slices short enough that the A slice fits
@@ -42,12 +43,13 @@ constexpr int kSliceSmemLimit = 48 * 1024;
 // (h200_stop15_experiments), when the kernel was issue-bound.
 constexpr int kCtasPerSmTarget = 4;
 
-// f(the kernel instance for M <= max_tokens): decode::with_tokens's choice, A staged from bf16
-// in both modes (w4a4: A's block values, DecodePlan::a_block_values).
+// f(the kernel instance for M <= max_tokens in CTAs of `warps` warps): decode::with_tokens's
+// choice, A staged from bf16 in both modes (w4a4: A's block values, DecodePlan::a_block_values).
 template <class F>
-decltype(auto) with_kernel(int max_tokens, F&& f) {
-  return decode::with_tokens<false>(max_tokens, [&](auto tokens, auto a_fp4) {
-    return f(decode::decode_gemm_kernel<decltype(tokens)::value, decltype(a_fp4)::value>);
+decltype(auto) with_kernel(int max_tokens, int warps, F&& f) {
+  return decode::with_tokens<false>(max_tokens, warps, [&](auto tokens, auto a_fp4, auto cta_warps) {
+    return f(decode::decode_gemm_kernel<decltype(tokens)::value, decltype(a_fp4)::value,
+                                        decltype(cta_warps)::value>);
   });
 }
 
@@ -68,7 +70,7 @@ bool clusters_fit(Kernel kernel, const DecodePlan& plan) {
   cudaLaunchAttribute attributes[2];
   const cudaLaunchConfig_t config =
       launch_config(dim3(unsigned(plan.tiles_n), unsigned(plan.splits)), dim3(1, unsigned(plan.splits)),
-                    decode::kThreads, plan.smem_bytes, false, nullptr, attributes);
+                    decode::threads_of(plan.warps), plan.smem_bytes, false, nullptr, attributes);
   int clusters = 0;
   if (refused(cudaOccupancyMaxActiveClusters(&clusters, function, &config))) return false;
   return clusters >= 1;
@@ -78,7 +80,7 @@ bool clusters_fit(Kernel kernel, const DecodePlan& plan) {
 
 std::string DecodePlan::describe() const {
   return fmt::format("M <= {}: {} x {} CTAs of {} threads, K-slices of {}{}, {} B smem, {} CTAs/SM{}{}",
-                     max_tokens, tiles_n, splits, decode::kThreads, groups_per_split * decode::kGroupK,
+                     max_tokens, tiles_n, splits, decode::threads_of(warps), groups_per_split * decode::kGroupK,
                      splits_in_cluster ? " summed in clusters" : "", smem_bytes, ctas_per_sm,
                      dependent_launch ? ", programmatic dependent launch" : "",
                      a_quantized_in_kernel ? ", w4a4 activations quantized in the kernel" : "");
@@ -120,9 +122,15 @@ AQuantize parse_a_quantize(std::string_view value) {
                                   {"kernel", AQuantize::in_kernel}});
 }
 
+CtaWidth parse_cta_width(std::string_view value) {
+  return parse_choice<CtaWidth>("FP4GEMM_DECODE_CTA", value,
+                                {{"auto", CtaWidth::by_tile_count}, {"narrow", CtaWidth::narrow}, {"wide", CtaWidth::wide}});
+}
+
 DecodeChoices decode_choices_from_environment() {
   return {parse_split_sums(environment("FP4GEMM_DECODE_SPLIT_SUMS")),
-          parse_a_quantize(environment("FP4GEMM_DECODE_A_QUANTIZE"))};
+          parse_a_quantize(environment("FP4GEMM_DECODE_A_QUANTIZE")),
+          parse_cta_width(environment("FP4GEMM_DECODE_CTA"))};
 }
 
 bool cluster_sums_wanted(SplitSums sums, int global_splits) {
@@ -144,6 +152,16 @@ bool a_quantized_in_kernel_wanted(AQuantize choice, std::int64_t tiles_n, std::i
   return false;
 }
 
+bool wide_ctas_wanted(CtaWidth choice, std::int64_t m, std::int64_t narrow_tiles) {
+  if (m <= 8) return false;  // no wide instance of the 1- and 8-token kernels
+  switch (choice) {
+    case CtaWidth::narrow: return false;
+    case CtaWidth::wide: return true;
+    case CtaWidth::by_tile_count: return narrow_tiles >= kWideCtaMinTiles;
+  }
+  return false;
+}
+
 Verdict decode_can_implement(const GemmProblem& problem) {
   if (const Verdict shape = shape_verdict(problem.shape, problem.format); !shape) return shape;
   if (problem.shape.m > kDecodeMaxM)
@@ -153,7 +171,8 @@ Verdict decode_can_implement(const GemmProblem& problem) {
 }
 
 Verdict decode_kernel_image_present() {
-  return kernel_image_present(reinterpret_cast<const void*>(decode::decode_gemm_kernel<8, false>), "cuda-decode");
+  return kernel_image_present(reinterpret_cast<const void*>(decode::decode_gemm_kernel<8, false, decode::kNarrowWarps>),
+                              "cuda-decode");
 }
 
 DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_launch, DecodeChoices choices) {
@@ -165,7 +184,11 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_l
   DecodePlan plan;
   plan.max_tokens = decode::max_tokens_for(s.m);
   const int a_rows = decode::a_rows_staged(plan.max_tokens, int(s.m));
-  const std::int64_t tiles_n = (s.n + decode::kRowsPerCta - 1) / decode::kRowsPerCta;
+  const auto tiles_of = [&](int warps) { return (s.n + decode::rows_per_cta(warps) - 1) / decode::rows_per_cta(warps); };
+  plan.warps = wide_ctas_wanted(choices.cta_width, s.m, tiles_of(decode::kNarrowWarps) * gemms_per_launch)
+                   ? decode::kWideWarps
+                   : decode::kNarrowWarps;
+  const std::int64_t tiles_n = tiles_of(plan.warps);
   require(tiles_n <= std::int64_t(INT32_MAX), "{}: N = {} exceeds the launch grid", problem.describe(), s.n);
   plan.tiles_n = int(tiles_n);
   plan.k_groups = int((s.k + decode::kGroupK - 1) / decode::kGroupK);
@@ -185,13 +208,13 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_l
     const std::int64_t splits = std::clamp<std::int64_t>(splits_wanted, 1, std::min<std::int64_t>(max_splits, p.k_groups));
     p.groups_per_split = int(std::min<std::int64_t>((p.k_groups + splits - 1) / splits, max_groups));
     p.splits = (p.k_groups + p.groups_per_split - 1) / p.groups_per_split;
-    p.smem_bytes = decode::smem_bytes(a_rows, p.groups_per_split, mxfp4);
+    p.smem_bytes = decode::smem_bytes(a_rows, p.groups_per_split, mxfp4, p.warps);
   };
   slice_k(plan, plan.k_groups);
   require(plan.splits <= 65535, "{}: K = {} needs {} K-slices, above the grid limit of 65535",
           problem.describe(), s.k, plan.splits);
 
-  with_kernel(plan.max_tokens, [&](auto kernel) {
+  with_kernel(plan.max_tokens, plan.warps, [&](auto kernel) {
     if (cluster_sums_wanted(choices.split_sums, plan.splits) && current_device_sm() >= 90) {
       DecodePlan clustered = plan;
       slice_k(clustered, kMaxClusterSplits);
@@ -202,13 +225,13 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_l
     }
     allow_dynamic_smem(reinterpret_cast<const void*>(kernel), plan.smem_bytes, "cuda-decode");
     FP4GEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &plan.ctas_per_sm, kernel, decode::kThreads, std::size_t(plan.smem_bytes)));
+        &plan.ctas_per_sm, kernel, decode::threads_of(plan.warps), std::size_t(plan.smem_bytes)));
   });
   require(plan.ctas_per_sm >= 1, "cuda-decode: {} B of shared memory cannot be resident on this GPU",
           plan.smem_bytes);
   if (plan.splits > 1 && !plan.splits_in_cluster) {
     plan.workspace_floats =
-        std::size_t(plan.tiles_n) * plan.splits * decode::kThreads * 4 * decode::token_blocks(plan.max_tokens);
+        std::size_t(plan.tiles_n) * plan.splits * decode::threads_of(plan.warps) * 4 * decode::token_blocks(plan.max_tokens);
     plan.counters = std::size_t(plan.tiles_n);
   }
   return plan;
@@ -241,9 +264,9 @@ void launch_decode_gemm(const GemmProblem& problem, const DecodePlan& plan,
   p.a_status = ops.a_status;
   const dim3 grid(unsigned(plan.tiles_n), unsigned(plan.splits));
   const dim3 cluster(1, plan.splits_in_cluster ? unsigned(plan.splits) : 1u);
-  with_kernel(plan.max_tokens, [&](auto kernel) {
-    launch_kernel_in_clusters(kernel, grid, cluster, decode::kThreads, plan.smem_bytes, plan.dependent_launch,
-                              stream, p);
+  with_kernel(plan.max_tokens, plan.warps, [&](auto kernel) {
+    launch_kernel_in_clusters(kernel, grid, cluster, decode::threads_of(plan.warps), plan.smem_bytes,
+                              plan.dependent_launch, stream, p);
   });
 }
 

@@ -7,8 +7,8 @@
 // as few instructions per weight as the exact dequantization allows (notes_decode.md has the
 // budget: ~4 thread instructions per weight element at the HBM rate).
 //
-// Algorithm (CTA = kWarps warps, owns kRowsPerCta rows of B and one K-slice; grid = N-tiles x
-// K-splits):
+// Algorithm (CTA = kWarps warps, 4 or 8 (the plan's choice), owns rows_per_cta(kWarps) = 16 kWarps
+// rows of B and one K-slice; grid = N-tiles x K-splits):
 //  0. Issue the first kStages - 1 weight groups' copies (step 2), then wait for the previous
 //     kernel of the stream (programmatic dependent launch: the CTA may start during its tail).
 //  1. Stage the K-slice of A (its M rows; fragments of rows past M are zero) into shared memory as bf16,
@@ -72,9 +72,13 @@
 
 namespace fp4gemm::cuda::decode {
 
-inline constexpr int kWarps = 4;                     // warps per CTA
-inline constexpr int kThreads = 32 * kWarps;
-inline constexpr int kRowsPerCta = 16 * kWarps;      // B rows (outputs) per CTA
+// Warps per CTA: 4, or 8 where the plan wants wide CTAs (decode_gemm.hpp: wide_ctas_wanted; M > 8
+// only, so that only the 16- and 32-token instances exist in both widths). A wide CTA stages its A
+// slice once for twice the rows: half the A traffic and staging per weight byte.
+inline constexpr int kNarrowWarps = 4;
+inline constexpr int kWideWarps = 8;
+constexpr int threads_of(int warps) { return 32 * warps; }
+constexpr int rows_per_cta(int warps) { return 16 * warps; }  // B rows (outputs) per CTA
 inline constexpr int kGroupK = 128;                  // k per step of a warp (32 per lane)
 inline constexpr int kStages = 4;                    // ring depth: kStages - 1 groups in flight
                                                      // (with more CTAs per SM: decode_gemm.cu)
@@ -98,7 +102,7 @@ inline constexpr int kCodeSlotBytes = 16;
 inline constexpr int kCodeStageBytes = 2 * 32 * kCodeSlotBytes;
 constexpr int scale_tile_bytes(bool mxfp4) { return mxfp4 ? 64 : 128; }
 constexpr int stage_bytes(bool mxfp4) { return kCodeStageBytes + scale_tile_bytes(mxfp4); }
-constexpr int ring_bytes(bool mxfp4) { return kWarps * kStages * stage_bytes(mxfp4); }
+constexpr int ring_bytes(bool mxfp4, int warps) { return warps * kStages * stage_bytes(mxfp4); }
 
 // Shared memory: the A slice (the M real rows of groups * 128 + 32 bf16; token rows past M are
 // never stored, their MMA fragments are zero; the block-column instance stores a row of zeros
@@ -106,11 +110,11 @@ constexpr int ring_bytes(bool mxfp4) { return kWarps * kStages * stage_bytes(mxf
 constexpr int a_rows_staged(int max_tokens, int m) { return block_columns(max_tokens) ? 2 : m; }
 constexpr int a_stride_elements(int groups) { return groups * kGroupK + kRowPadElements; }
 constexpr int a_tile_bytes(int a_rows, int groups) { return a_rows * a_stride_elements(groups) * 2; }
-constexpr int smem_bytes(int a_rows, int groups, bool mxfp4) {
-  return a_tile_bytes(a_rows, groups) + ring_bytes(mxfp4);
+constexpr int smem_bytes(int a_rows, int groups, bool mxfp4, int warps) {
+  return a_tile_bytes(a_rows, groups) + ring_bytes(mxfp4, warps);
 }
 
-// Which part of the GEMM a CTA computes: B rows kRowsPerCta*tile .. and K-slice `split` of
+// Which part of the GEMM a CTA computes: B rows rows_per_cta * tile .. and K-slice `split` of
 // `splits`; `tile` also indexes the split-K workspace and counters.
 struct CtaCoord {
   int tile = 0, split = 0, splits = 1;
@@ -118,7 +122,7 @@ struct CtaCoord {
 
 struct Params : GemmArgs {
   int groups_per_split = 0;  // 128-k groups of one K-slice (gridDim.y slices)
-  // workspace: N-tiles x splits x kThreads x 4*MT partials; counters: one per N-tile.
+  // workspace: N-tiles x splits x threads x 4*MT partials; counters: one per N-tile.
   // B re-laid by prepare(): GemmArgs' b.data holds its code tiles (decode_code_tile_order), the
   // tile of rows 16 rt .. + 15 and group i at (rt * k_groups + i) * kCodeStageBytes, and
   // scale_tiles its scale tiles (decode_scale_tile_order) at (rt * k_groups + i) *
@@ -137,9 +141,12 @@ struct Params : GemmArgs {
   QuantizeStatusWords* a_status = nullptr;
 };
 
-// Step 4' keeps a CTA's partials (MT x kThreads float4) where the A slice and the ring were.
-static_assert(ring_bytes(false) >= kMaxTokenBlocks * kThreads * 16 &&
-                  ring_bytes(true) >= kMaxTokenBlocks * kThreads * 16,
+// Step 4' keeps a CTA's partials (MT x threads float4) where the A slice and the ring were.
+constexpr bool partials_fit_ring(int warps) {
+  return ring_bytes(false, warps) >= kMaxTokenBlocks * threads_of(warps) * 16 &&
+         ring_bytes(true, warps) >= kMaxTokenBlocks * threads_of(warps) * 16;
+}
+static_assert(partials_fit_ring(kNarrowWarps) && partials_fit_ring(kWideWarps),
               "the partials of step 4' fit in the shared memory of every plan");
 
 // ------------------------------------------------------------------ step 1: A into shared memory
@@ -156,9 +163,10 @@ __device__ __forceinline__ std::uint32_t max_exponent_field(uint4 v) {
   return e;
 }
 
-// Stages rows 0 .. a_rows_staged - 1 of the slice (rows past M as zeros). Returns, for the
-// block-column instance, the largest bf16 exponent field among the values this thread stored.
-template <int kMaxTokens, bool kAFp4>
+// Stages rows 0 .. a_rows_staged - 1 of the slice (rows past M as zeros) with the CTA's kThreads
+// threads. Returns, for the block-column instance, the largest bf16 exponent field among the
+// values this thread stored.
+template <int kMaxTokens, bool kAFp4, int kThreads>
 __device__ std::uint32_t stage_activations(const Params& p, std::uint16_t* a_tile, std::int64_t k_begin,
                                            int slice, int stride) {
   const int groups = (slice + kGroupK - 1) / kGroupK;
@@ -197,7 +205,7 @@ __device__ std::uint32_t stage_activations(const Params& p, std::uint16_t* a_til
 // activations quantized to format F (rows past M and k past the slice as zeros). One scale block
 // (16 NVFP4 / 32 MXFP4 elements: 1 / 2 lanes' worth of quantize_lane.cuh) per thread and step.
 // Returns what stage_activations returns.
-template <int kMaxTokens, Fp4Format F>
+template <int kMaxTokens, Fp4Format F, int kThreads>
 __device__ std::uint32_t stage_quantized_activations(const Params& p, std::uint16_t* a_tile, std::int64_t k_begin,
                                                      int slice, int stride) {
   constexpr int kBlock = block_size(F), kParts = kBlock / kElementsPerLane;
@@ -239,7 +247,8 @@ __device__ std::uint32_t stage_quantized_activations(const Params& p, std::uint1
 // slice) clamped to 0..127, and the slice times 2^c (exact: a power of two, no overflow). Every
 // thread calls it with what stage_activations (or stage_quantized_activations) returned; after a
 // barrier that makes the whole staged slice visible, it scales every staged 16-byte unit, spread
-// over the threads, then the caller's barrier follows. Returns c.
+// over the CTA's kWarps warps, then the caller's barrier follows. Returns c.
+template <int kWarps>
 __device__ inline int shift_activations(std::uint32_t exponent, std::uint16_t* a_tile, int rows, int chunks_per_row,
                                  int stride) {
   __shared__ std::uint32_t warp_exponent[kWarps];
@@ -251,7 +260,7 @@ __device__ inline int shift_activations(std::uint32_t exponent, std::uint16_t* a
   // exponent field e: the largest |a| is below 2^(e - 126); c = 126 - (e - 127)
   const int c = min(max(253 - int(exponent), 0), 127);
   const std::uint32_t factor = (std::uint32_t(127 + c) << 7) * 0x10001u;  // bf16x2 2^c
-  for (int i = int(threadIdx.x); i < rows * chunks_per_row; i += kThreads) {
+  for (int i = int(threadIdx.x); i < rows * chunks_per_row; i += threads_of(kWarps)) {
     uint4* unit = staged_unit(a_tile, i / chunks_per_row, i % chunks_per_row, stride);
     uint4 v = *unit;
     v.x = mma::bf16x2_mul(v.x, factor);
@@ -411,11 +420,13 @@ __device__ __forceinline__ void store_output(const Params& p, std::int64_t token
   }
 }
 
-// The fragment of thread `tid`, token block mt, of N-tile `tile`: v[2r + e] = D(token 8 mt + 2t + e,
-// row 64 tile + 16 warp + g + 8r) for lane (g, t) of warp `warp`.
+// The fragment of thread `tid`, token block mt, of N-tile `tile` of CTAs of kWarps warps:
+// v[2r + e] = D(token 8 mt + 2t + e, row 16 kWarps tile + 16 warp + g + 8r) for lane (g, t) of warp
+// `warp`.
+template <int kWarps>
 __device__ __forceinline__ void store_fragment(const Params& p, int tile, int tid, int mt, const float (&v)[4]) {
   const int warp = tid / 32, g = tid % 32 / 4, t = tid % 4;
-  const std::int64_t row0 = std::int64_t(tile) * kRowsPerCta + warp * 16 + g;
+  const std::int64_t row0 = std::int64_t(tile) * rows_per_cta(kWarps) + warp * 16 + g;
 #pragma unroll
   for (int r = 0; r < 2; ++r)
 #pragma unroll
@@ -424,8 +435,9 @@ __device__ __forceinline__ void store_fragment(const Params& p, int tile, int ti
 
 // Split-K: store this CTA's partials; true (with acc = the sum over splits in split order) in
 // the last CTA of the N-tile, false in the others.
-template <int MT>
+template <int MT, int kWarps>
 __device__ bool reduce_splits(const Params& p, CtaCoord cta, float (&acc)[MT][4]) {
+  constexpr int kThreads = threads_of(kWarps);
   const int splits = cta.splits, tile = cta.tile, tid = int(threadIdx.x);
   float4* tile_ws = reinterpret_cast<float4*>(p.workspace) + std::int64_t(tile) * splits * MT * kThreads;
 #pragma unroll
@@ -450,9 +462,10 @@ __device__ bool reduce_splits(const Params& p, CtaCoord cta, float (&acc)[MT][4]
 // MT x kThreads fragments (those with a token below M) is summed by CTA s, in split order, from
 // every CTA's partials, and stored. The second cluster barrier keeps each CTA's shared memory
 // alive until the others have read it.
-template <int MT>
+template <int MT, int kWarps>
 __device__ void reduce_splits_in_cluster(const Params& p, CtaCoord cta, const float (&acc)[MT][4], float4* partials) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int kThreads = threads_of(kWarps);
   const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
   const int tid = int(threadIdx.x);
   mma::cp_async_wait<0>();  // (the ring's last copies are empty groups; none may land later)
@@ -467,7 +480,7 @@ __device__ void reduce_splits_in_cluster(const Params& p, CtaCoord cta, const fl
     const int mt = f / kThreads, thread = f % kThreads;
     if (8 * mt + 2 * (thread % 4) >= p.m) continue;  // no token of this fragment is stored
     const float4 sum = sum_in_split_order(cta.splits, [&](int s) { return *cluster.map_shared_rank(partials + f, s); });
-    store_fragment(p, cta.tile, thread, mt, {sum.x, sum.y, sum.z, sum.w});
+    store_fragment<kWarps>(p, cta.tile, thread, mt, {sum.x, sum.y, sum.z, sum.w});
   }
   cluster.sync();
 #else
@@ -496,9 +509,10 @@ __device__ __forceinline__ void block_column_result(const float (&y)[4], int shi
 // block. kDecodeKernel: cuda-decode's own kernel, whose launch may be in clusters (step 4',
 // p.splits_in_cluster decides) and whose w4a4 A may be quantized in the CTA (step 1q, p.a_source
 // decides); cuda-grouped's kernel does neither and carries no code (nor registers) of either.
-template <int kMaxTokens, bool kAFp4, bool kDecodeKernel, bool kMxfp4>
+// kWarps: the CTA's warps (kNarrowWarps or kWideWarps).
+template <int kMaxTokens, bool kAFp4, bool kDecodeKernel, bool kMxfp4, int kWarps>
 __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord cta, std::uint16_t* a_tile) {
-  constexpr int MT = token_blocks(kMaxTokens);
+  constexpr int MT = token_blocks(kMaxTokens), kThreads = threads_of(kWarps);
   static_assert(MT >= 1 && MT <= kMaxTokenBlocks, "1..32 tokens");
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32, g = lane / 4, t = lane % 4;
 
@@ -513,7 +527,7 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
 
   // 2. This lane's stream: the warp's code and scale tiles (rows warp_row0 .. + 15) from group
   // k_begin / 128 on; lane (g, t) computes rows warp_row0 + g and warp_row0 + g + 8.
-  const std::int64_t warp_row0 = std::int64_t(cta.tile) * kRowsPerCta + warp * 16;
+  const std::int64_t warp_row0 = std::int64_t(cta.tile) * rows_per_cta(kWarps) + warp * 16;
   constexpr int kScaleTileBytes = scale_tile_bytes(kMxfp4), kStageStep = stage_bytes(kMxfp4);
   const std::int64_t k_groups = (p.k + kGroupK - 1) / kGroupK;
   const std::int64_t first_tile = (warp_row0 / 16) * k_groups + k_begin / kGroupK;
@@ -544,11 +558,12 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
   allow_dependent_grids();
   constexpr Fp4Format kFormat = kMxfp4 ? Fp4Format::mxfp4 : Fp4Format::nvfp4;
   const std::uint32_t exponent =
-      kDecodeKernel && p.a_source ? stage_quantized_activations<kMaxTokens, kFormat>(p, a_tile, k_begin, slice, stride)
-                           : stage_activations<kMaxTokens, kAFp4>(p, a_tile, k_begin, slice, stride);
+      kDecodeKernel && p.a_source
+          ? stage_quantized_activations<kMaxTokens, kFormat, kThreads>(p, a_tile, k_begin, slice, stride)
+          : stage_activations<kMaxTokens, kAFp4, kThreads>(p, a_tile, k_begin, slice, stride);
   int shift = 0;  // the block-column instance's A slice is staged times 2^shift
   if constexpr (block_columns(kMaxTokens))
-    shift = shift_activations(exponent, a_tile, a_rows, groups * (kGroupK / 8), stride);
+    shift = shift_activations<kWarps>(exponent, a_tile, a_rows, groups * (kGroupK / 8), stride);
   __syncthreads();  // the A slice
 
   // 3. Group i is consumed while groups i + 1 .. i + kStages - 1 are in flight: wait for this
@@ -598,54 +613,65 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
   if (cta.splits > 1) {
     if constexpr (kDecodeKernel) {
       if (p.splits_in_cluster) {
-        reduce_splits_in_cluster<MT>(p, cta, acc, reinterpret_cast<float4*>(a_tile));
+        reduce_splits_in_cluster<MT, kWarps>(p, cta, acc, reinterpret_cast<float4*>(a_tile));
         return;
       }
     }
-    if (!reduce_splits<MT>(p, cta, acc)) return;
+    if (!reduce_splits<MT, kWarps>(p, cta, acc)) return;
   }
 #pragma unroll
-  for (int mt = 0; mt < MT; ++mt) store_fragment(p, cta.tile, int(threadIdx.x), mt, acc[mt]);
+  for (int mt = 0; mt < MT; ++mt) store_fragment<kWarps>(p, cta.tile, int(threadIdx.x), mt, acc[mt]);
 }
 
-// `cta` names the rows tile (B rows 64*tile ..) and the K-slice; a caller that runs several GEMMs
-// in one launch (grouped) passes each GEMM's Params with its own pointers, workspace and counters.
-template <int kMaxTokens, bool kAFp4, bool kDecodeKernel = false>
+// `cta` names the rows tile (B rows 16 kWarps tile ..) and the K-slice; a caller that runs several
+// GEMMs in one launch (grouped) passes each GEMM's Params with its own pointers, workspace and
+// counters.
+template <int kMaxTokens, bool kAFp4, int kWarps, bool kDecodeKernel = false>
 __device__ __forceinline__ void decode_cta(const Params& p, CtaCoord cta, std::uint16_t* a_tile) {
   if (p.mxfp4)
-    decode_cta_of_format<kMaxTokens, kAFp4, kDecodeKernel, true>(p, cta, a_tile);
+    decode_cta_of_format<kMaxTokens, kAFp4, kDecodeKernel, true, kWarps>(p, cta, a_tile);
   else
-    decode_cta_of_format<kMaxTokens, kAFp4, kDecodeKernel, false>(p, cta, a_tile);
+    decode_cta_of_format<kMaxTokens, kAFp4, kDecodeKernel, false, kWarps>(p, cta, a_tile);
 }
 
 // ------------------------------------------------------------------ the kernel
-// grid = N-tiles x K-splits; dynamic shared memory smem_bytes(a_rows_staged, groups_per_split).
-template <int kMaxTokens, bool kAFp4>
-__global__ void __launch_bounds__(kThreads) decode_gemm_kernel(const Params p) {
+// grid = N-tiles x K-splits of threads_of(kWarps) threads; dynamic shared memory
+// smem_bytes(a_rows_staged, groups_per_split, format, kWarps).
+template <int kMaxTokens, bool kAFp4, int kWarps>
+__global__ void __launch_bounds__(threads_of(kWarps)) decode_gemm_kernel(const Params p) {
   extern __shared__ uint4 smem[];
-  decode_cta<kMaxTokens, kAFp4, true>(p, CtaCoord{int(blockIdx.x), int(blockIdx.y), int(gridDim.y)},
-                                      reinterpret_cast<std::uint16_t*>(smem));
+  decode_cta<kMaxTokens, kAFp4, kWarps, true>(p, CtaCoord{int(blockIdx.x), int(blockIdx.y), int(gridDim.y)},
+                                              reinterpret_cast<std::uint16_t*>(smem));
 }
 
 // ------------------------------------------------------------------ the instances
 // The instances of decode_cta a launcher picks from (M <= 1, 8, 16 or 32: max_tokens_for(M);
-// A staged from FP4 or from bf16): calls f(std::integral_constant<int, kMaxTokens>,
-// std::bool_constant<kAFp4>). Host code; the launchers of cuda-decode and cuda-grouped pass each
-// their own kernel. with_tokens fixes A's form at compile time (cuda-decode always stages bf16, so
-// no FP4-staging kernel of it is compiled); with_instance picks it at run time (cuda-grouped).
+// A staged from FP4 or from bf16; CTAs of 4 or 8 warps): calls f(std::integral_constant<int,
+// kMaxTokens>, std::bool_constant<kAFp4>, std::integral_constant<int, kWarps>). Host code; the
+// launchers of cuda-decode and cuda-grouped pass each their own kernel. with_tokens fixes A's form
+// at compile time (cuda-decode always stages bf16, so no FP4-staging kernel of it is compiled);
+// with_instance picks it at run time (cuda-grouped). The wide CTAs (`warps` = kWideWarps) exist
+// for the 16- and 32-token instances only; the planner asks for them only there
+// (plan_decode_gemm).
 template <bool kAFp4, class F>
-decltype(auto) with_tokens(int max_tokens, F&& f) {
+decltype(auto) with_tokens(int max_tokens, int warps, F&& f) {
   const std::bool_constant<kAFp4> a_fp4;
+  const std::integral_constant<int, kNarrowWarps> narrow;
+  const std::integral_constant<int, kWideWarps> wide;
   switch (max_tokens) {
-    case 1: return f(std::integral_constant<int, 1>{}, a_fp4);
-    case 8: return f(std::integral_constant<int, 8>{}, a_fp4);
-    case 16: return f(std::integral_constant<int, 16>{}, a_fp4);
-    default: return f(std::integral_constant<int, 8 * kMaxTokenBlocks>{}, a_fp4);
+    case 1: return f(std::integral_constant<int, 1>{}, a_fp4, narrow);
+    case 8: return f(std::integral_constant<int, 8>{}, a_fp4, narrow);
+    case 16:
+      return warps == kWideWarps ? f(std::integral_constant<int, 16>{}, a_fp4, wide)
+                                 : f(std::integral_constant<int, 16>{}, a_fp4, narrow);
+    default:
+      return warps == kWideWarps ? f(std::integral_constant<int, 8 * kMaxTokenBlocks>{}, a_fp4, wide)
+                                 : f(std::integral_constant<int, 8 * kMaxTokenBlocks>{}, a_fp4, narrow);
   }
 }
 template <class F>
-decltype(auto) with_instance(bool a_fp4, int max_tokens, F&& f) {
-  return a_fp4 ? with_tokens<true>(max_tokens, f) : with_tokens<false>(max_tokens, f);
+decltype(auto) with_instance(bool a_fp4, int max_tokens, int warps, F&& f) {
+  return a_fp4 ? with_tokens<true>(max_tokens, warps, f) : with_tokens<false>(max_tokens, warps, f);
 }
 
 }  // namespace fp4gemm::cuda::decode

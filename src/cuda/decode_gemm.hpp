@@ -19,7 +19,8 @@ inline constexpr std::int64_t kDecodeMaxM = 32;
 
 struct DecodePlan {
   int max_tokens = 8;           // the kernel instance: M <= 1 (block columns), 8, 16 or 32
-  int tiles_n = 0;              // CTAs along N (64 rows each)
+  int warps = 4;                // per CTA: 4, or 8 (wide_ctas_wanted)
+  int tiles_n = 0;              // CTAs along N (16 x warps rows each)
   int k_groups = 0;             // ceil(K / 128)
   int splits = 1;               // K-slices (grid y)
   int groups_per_split = 0;     // 128-k groups per K-slice
@@ -75,17 +76,32 @@ enum class AQuantize { by_tile_count, separate, in_kernel };
 inline constexpr std::int64_t kInKernelQuantizeMaxTiles = 64;
 bool a_quantized_in_kernel_wanted(AQuantize choice, std::int64_t tiles_n, std::int64_t m);
 
+// CTAs of 4 warps (64 rows of B), or wide ones of 8 (128 rows), which stage their A slice once for
+// twice the rows: at M > 8 the slice is 9..32 rows of bf16 per K-slice, and every N-tile stages it
+// again. Only the 16- and 32-token instances exist in both widths, so M <= 8 keeps 4 warps whatever
+// the choice. by_tile_count takes the wide CTAs at M > 8 where the launch has at least
+// kWideCtaMinTiles N-tiles of 64 rows (all its GEMMs together), so that halving the CTAs still
+// leaves many. Measured on an H100 (bench/results/h100_decode_cluster_splitk, w4a16, K = 6144, us
+// 4 -> 8 warps, global sums): 16 x 16384 (256 tiles) 39.64 -> 35.08, 16 x 6144 (96) 19.25 ->
+// 17.55, 16 x 4096 (64) 12.48 -> 14.90.
+enum class CtaWidth { by_tile_count, narrow, wide };
+inline constexpr std::int64_t kWideCtaMinTiles = 96;
+bool wide_ctas_wanted(CtaWidth choice, std::int64_t m, std::int64_t narrow_tiles);
+
 // cuda-decode's choices. From the environment (experiment switches): FP4GEMM_DECODE_SPLIT_SUMS =
 // "auto" (also when unset or empty: by_slice_count), "global" or "cluster" (cluster_where_able);
-// FP4GEMM_DECODE_A_QUANTIZE = "auto" (by_tile_count), "separate" or "kernel" (in_kernel); any
-// other value throws InvalidArgument naming the variable and its values.
+// FP4GEMM_DECODE_A_QUANTIZE = "auto" (by_tile_count), "separate" or "kernel" (in_kernel);
+// FP4GEMM_DECODE_CTA = "auto" (by_tile_count), "narrow" or "wide" (also cuda-grouped's); any other
+// value throws InvalidArgument naming the variable and its values.
 struct DecodeChoices {
   SplitSums split_sums = SplitSums::by_slice_count;
   AQuantize a_quantize = AQuantize::by_tile_count;
+  CtaWidth cta_width = CtaWidth::by_tile_count;
 };
 DecodeChoices decode_choices_from_environment();
 SplitSums parse_split_sums(std::string_view value);
 AQuantize parse_a_quantize(std::string_view value);
+CtaWidth parse_cta_width(std::string_view value);
 
 // Format rules (validate_shape) and M <= kDecodeMaxM.
 Verdict decode_can_implement(const GemmProblem& problem);

@@ -30,11 +30,13 @@ namespace {
 // (bench/results/h200_decode_v8, h200_decode_fixed_cost).
 constexpr std::int64_t kExpertShareDivisor = 2;
 
-// f(the kernel instance for M <= max_tokens in `mode`): decode::with_instance's choice.
+// f(the kernel instance for M <= max_tokens in `mode`, CTAs of `warps` warps): decode::with_instance's
+// choice.
 template <class F>
-decltype(auto) with_kernel(Mode mode, int max_tokens, F&& f) {
-  return decode::with_instance(mode == Mode::w4a4, max_tokens, [&](auto tokens, auto a_fp4) {
-    return f(grouped::grouped_gemm_kernel<decltype(tokens)::value, decltype(a_fp4)::value>);
+decltype(auto) with_kernel(Mode mode, int max_tokens, int warps, F&& f) {
+  return decode::with_instance(mode == Mode::w4a4, max_tokens, warps, [&](auto tokens, auto a_fp4, auto cta_warps) {
+    return f(grouped::grouped_gemm_kernel<decltype(tokens)::value, decltype(a_fp4)::value,
+                                          decltype(cta_warps)::value>);
   });
 }
 
@@ -46,12 +48,12 @@ std::string GroupedPlan::describe() const {
 }
 
 Verdict grouped_kernel_image_present() {
-  return kernel_image_present(reinterpret_cast<const void*>(grouped::grouped_gemm_kernel<8, false>),
-                              "cuda-grouped");
+  return kernel_image_present(
+      reinterpret_cast<const void*>(grouped::grouped_gemm_kernel<8, false, decode::kNarrowWarps>), "cuda-grouped");
 }
 
 GroupedPlan plan_grouped_gemm(const GemmProblem& expert, std::int64_t experts,
-                              std::int64_t max_tokens_per_expert) {
+                              std::int64_t max_tokens_per_expert, CtaWidth cta_width) {
   require(experts >= 1 && experts <= kMaxGroupedExperts, "experts = {} must be in 1..{} (the launch grid's z)",
           experts, kMaxGroupedExperts);
   require(max_tokens_per_expert >= 0, "max_tokens_per_expert = {} must be >= 0", max_tokens_per_expert);
@@ -59,7 +61,7 @@ GroupedPlan plan_grouped_gemm(const GemmProblem& expert, std::int64_t experts,
   plan.expert = expert;
   plan.expert.shape.m = std::clamp<std::int64_t>(max_tokens_per_expert, 1, kDecodeMaxM);
   plan.decode = plan_decode_gemm(plan.expert, std::max<std::int64_t>(1, experts / kExpertShareDivisor),
-                                 {SplitSums::global, AQuantize::separate});
+                                 {SplitSums::global, AQuantize::separate, cta_width});
   plan.experts = experts;
   plan.max_tokens_per_expert = max_tokens_per_expert;
   const std::int64_t chunk = plan.decode.max_tokens;
@@ -67,10 +69,11 @@ GroupedPlan plan_grouped_gemm(const GemmProblem& expert, std::int64_t experts,
   plan.workspace_floats = std::size_t(experts) * plan.decode.workspace_floats;
   plan.counters = std::size_t(experts) * plan.decode.counters;
   // The grouped kernel's own occupancy (it holds a few more registers than the decode kernel).
-  with_kernel(expert.mode, plan.decode.max_tokens, [&](auto kernel) {
+  with_kernel(expert.mode, plan.decode.max_tokens, plan.decode.warps, [&](auto kernel) {
     allow_dynamic_smem(reinterpret_cast<const void*>(kernel), plan.decode.smem_bytes, "cuda-grouped");
     FP4GEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &plan.decode.ctas_per_sm, kernel, decode::kThreads, std::size_t(plan.decode.smem_bytes)));
+        &plan.decode.ctas_per_sm, kernel, decode::threads_of(plan.decode.warps),
+        std::size_t(plan.decode.smem_bytes)));
   });
   require(plan.decode.ctas_per_sm >= 1, "cuda-grouped: {} B of shared memory cannot be resident on this GPU",
           plan.decode.smem_bytes);
@@ -102,10 +105,11 @@ void launch_grouped_gemm(const GroupedPlan& plan, const GroupedPointers& ptr, cu
   p.rounds = plan.rounds;
   p.status = ptr.status;
   const dim3 grid(unsigned(plan.decode.tiles_n), unsigned(plan.decode.splits), unsigned(plan.experts));
-  with_kernel(e.mode, plan.decode.max_tokens, [&](auto kernel) {
+  with_kernel(e.mode, plan.decode.max_tokens, plan.decode.warps, [&](auto kernel) {
     for (int round = 0; round < plan.rounds; ++round) {
       p.round = round;
-      launch_kernel(kernel, grid, decode::kThreads, plan.decode.smem_bytes, plan.decode.dependent_launch, stream, p);
+      launch_kernel(kernel, grid, decode::threads_of(plan.decode.warps), plan.decode.smem_bytes,
+                    plan.decode.dependent_launch, stream, p);
     }
   });
 }

@@ -68,13 +68,14 @@ __device__ __forceinline__ std::int64_t load_offset(const Params& p, std::int64_
 }
 
 // Sum over experts j < e of M_j rounded up to 128: the first row of expert e's swizzled A-scale
-// block. Every thread of the CTA calls it (two barriers).
+// block. Every thread of the CTA (kThreads) calls it (two barriers).
+template <int kThreads>
 __device__ std::int64_t padded_rows_before(const Params& p, int e) {
   __shared__ unsigned long long total;
   if (threadIdx.x == 0) total = 0;
   __syncthreads();
   unsigned long long mine = 0;
-  for (int j = int(threadIdx.x); j < e; j += decode::kThreads)
+  for (int j = int(threadIdx.x); j < e; j += kThreads)
     mine += static_cast<unsigned long long>(round_up(load_offset(p, j + 1) - load_offset(p, j), 128));
 #pragma unroll
   for (int d = 16; d > 0; d /= 2) mine += __shfl_down_sync(0xFFFFFFFFu, mine, d);
@@ -83,8 +84,9 @@ __device__ std::int64_t padded_rows_before(const Params& p, int e) {
   return std::int64_t(total);
 }
 
-// Steps 1-2: expert e's Params for this round's chunk, or false when the chunk is empty.
-template <int kMaxTokens, bool kAFp4>
+// Steps 1-2: expert e's Params for this round's chunk, or false when the chunk is empty (every
+// thread of the CTA of kWarps warps calls it).
+template <int kMaxTokens, bool kAFp4, int kWarps>
 __device__ __forceinline__ bool expert_params(const Params& p, int e, decode::Params& x) {
   constexpr int kChunk = kMaxTokens;
   const std::int64_t first = load_offset(p, e), end = load_offset(p, e + 1);
@@ -104,7 +106,7 @@ __device__ __forceinline__ bool expert_params(const Params& p, int e, decode::Pa
     if (x.layout == ScaleLayout::linear) {
       x.a_fp4.scales += row0 * scale_cols;
     } else {
-      x.a_fp4.scales += padded_rows_before(p, e) * round_up(scale_cols, 4) +
+      x.a_fp4.scales += padded_rows_before<decode::threads_of(kWarps)>(p, e) * round_up(scale_cols, 4) +
                         swizzled_offset(row0 - first, 0, scale_cols);
     }
     x.a_fp4.scale_bytes = scale_bytes(x.layout, x.m, scale_cols);
@@ -118,15 +120,15 @@ __device__ __forceinline__ bool expert_params(const Params& p, int e, decode::Pa
   return true;
 }
 
-// Dynamic shared memory: the decode plan's smem_bytes.
-template <int kMaxTokens, bool kAFp4>
-__global__ void __launch_bounds__(decode::kThreads) grouped_gemm_kernel(const Params p) {
+// CTAs of kWarps warps (the decode plan's); dynamic shared memory: the decode plan's smem_bytes.
+template <int kMaxTokens, bool kAFp4, int kWarps>
+__global__ void __launch_bounds__(decode::threads_of(kWarps)) grouped_gemm_kernel(const Params p) {
   extern __shared__ uint4 smem[];
   wait_for_prerequisite_grids();
   decode::Params expert;
-  if (!expert_params<kMaxTokens, kAFp4>(p, int(blockIdx.z), expert)) return;
-  decode::decode_cta<kMaxTokens, kAFp4>(expert, decode::CtaCoord{int(blockIdx.x), int(blockIdx.y), int(gridDim.y)},
-                                reinterpret_cast<std::uint16_t*>(smem));
+  if (!expert_params<kMaxTokens, kAFp4, kWarps>(p, int(blockIdx.z), expert)) return;
+  decode::decode_cta<kMaxTokens, kAFp4, kWarps>(
+      expert, decode::CtaCoord{int(blockIdx.x), int(blockIdx.y), int(gridDim.y)}, reinterpret_cast<std::uint16_t*>(smem));
 }
 
 }  // namespace fp4gemm::cuda::grouped

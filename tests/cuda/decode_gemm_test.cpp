@@ -5,7 +5,8 @@
 // operands (shared checks: tests/cuda/kernel_checks.hpp); activations near the ends of bf16's
 // range; bit-exact on representable operands; back-to-back calls (dependent launches); the
 // K-slices summed in thread-block clusters (the same bits as the global sums, and the reference
-// through the backend's environment switch); and the admission rules.
+// through the backend's environment switch); wide CTAs of 8 warps at M > 8; and the admission
+// rules.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -321,6 +322,61 @@ TEST(DecodeGemmInKernelQuantize, NonFiniteActivationsAndBadScale2AreNamedOnBothP
   }
 }
 
+// Wide CTAs (8 warps, 128 rows; decode_gemm.hpp CtaWidth) forced through the backend's
+// environment switch against the CPU reference: every combo at M = 9 .. 32 one by one (the 16- and
+// 32-token instances, the only ones with a wide form), N not a multiple of 128 (1, 130, 131, 257),
+// K of one block, K = block * odd and split-K; bit-exact on representable operands; each plan
+// checked to be wide (and M <= 8 to stay narrow); back-to-back calls.
+TEST(DecodeGemmWideCtas, ThroughTheEnvironmentMatchTheReference) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  const test::ScopedEnv environment("FP4GEMM_DECODE_CTA", "wide");
+  ASSERT_EQ(cuda::decode_choices_from_environment().cta_width, cuda::CtaWidth::wide);
+  const auto expect_warps = [](const GemmProblem& problem, int warps) {
+    const cuda::DecodePlan plan = cuda::plan_decode_gemm(problem, 1, cuda::decode_choices_from_environment());
+    EXPECT_EQ(plan.warps, warps) << problem.describe() << ": " << plan.describe();
+  };
+  for (const test::Combo& c : test::all_combos()) {
+    const std::int64_t b = block_size(c.format);
+    expect_warps(problem_of(c, 8, 131, 37 * b), 4);
+    for (std::int64_t m = 9; m <= 32; ++m) {
+      expect_warps(problem_of(c, m, 131, 37 * b), 8);
+      check_random(decode(), problem_of(c, m, 131, 37 * b));
+    }
+    for (const auto& s : {std::array<std::int64_t, 3>{16, 1, b}, {9, 130, 385 * b}, {32, 257, 200 * b}, {17, 200, 384 * b}})
+      check_random(decode(), problem_of(c, s[0], s[1], s[2]));
+    const std::uint64_t seed = test::fresh_seed();
+    SCOPED_TRACE(fmt::format("bit-exact seed {}", seed));
+    std::mt19937_64 rng(seed);
+    for (const auto& s : {std::array<std::int64_t, 3>{17, 64, 3 * b}, {32, 129, 1024}})
+      test::check_bit_exact(decode(), problem_of(c, s[0], s[1], s[2]), rng);
+  }
+  for (Mode mode : {Mode::w4a16, Mode::w4a4})
+    expect_chain_gives_the_bits_of_one_call(
+        problem_of({mode, Fp4Format::nvfp4, ScaleLayout::linear, DType::f32}, 16, 768, 6144));
+}
+
+// The default width on this GPU: wide at M > 8 where the launch has at least kWideCtaMinTiles = 96
+// N-tiles of 64 rows (N = 6144 and 16384; 4096 in a launch of two GEMMs), narrow with 64 (N =
+// 4096) and at M <= 8; a wide plan has half the N-tiles, each of 256 threads.
+TEST(DecodeGemmPlan, WideCtasAboveEightTokensWithManyTiles) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  const auto plan = [](std::int64_t m, std::int64_t n, std::int64_t gemms) {
+    return cuda::plan_decode_gemm({{m, n, 6144}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::linear, DType::bf16},
+                                  gemms, {});
+  };
+  for (std::int64_t m : {9, 16, 32}) {
+    EXPECT_EQ(plan(m, 6144, 1).warps, 8);
+    EXPECT_EQ(plan(m, 6144, 1).tiles_n, 48);
+    EXPECT_EQ(plan(m, 16384, 1).warps, 8);
+    EXPECT_EQ(plan(m, 4096, 1).warps, 4);
+    EXPECT_EQ(plan(m, 4096, 1).tiles_n, 64);
+    EXPECT_EQ(plan(m, 4096, 2).warps, 8);
+  }
+  for (std::int64_t m : {1, 8}) EXPECT_EQ(plan(m, 16384, 1).warps, 4);
+  EXPECT_NE(plan(16, 16384, 1).describe().find("CTAs of 256 threads"), std::string::npos)
+      << plan(16, 16384, 1).describe();
+}
+
 // ------------------------------------------------------------------ admission (no GPU needed)
 TEST(DecodeGemmRules, SplitSumsSwitchTakesAutoGlobalOrClusterAndNamesTheVariable) {
   EXPECT_EQ(cuda::parse_split_sums(""), cuda::SplitSums::by_slice_count);
@@ -371,6 +427,31 @@ TEST(DecodeGemmRules, ActivationsAreQuantizedInTheKernelAtMOneWithFewTiles) {
   for (std::int64_t tiles : {1, 1000}) {
     EXPECT_FALSE(cuda::a_quantized_in_kernel_wanted(AQuantize::separate, tiles, 1));
     EXPECT_TRUE(cuda::a_quantized_in_kernel_wanted(AQuantize::in_kernel, tiles, 32));
+  }
+}
+
+TEST(DecodeGemmRules, CtaSwitchTakesAutoNarrowOrWideAndNamesTheVariable) {
+  EXPECT_EQ(cuda::parse_cta_width(""), cuda::CtaWidth::by_tile_count);
+  EXPECT_EQ(cuda::parse_cta_width("auto"), cuda::CtaWidth::by_tile_count);
+  EXPECT_EQ(cuda::parse_cta_width("narrow"), cuda::CtaWidth::narrow);
+  EXPECT_EQ(cuda::parse_cta_width("wide"), cuda::CtaWidth::wide);
+  test::expect_error<InvalidArgument>([] { cuda::parse_cta_width("8"); },
+                                      "FP4GEMM_DECODE_CTA = '8' is not one of: auto, narrow, wide");
+}
+
+// The measured rule (decode_gemm.hpp): wide CTAs at M > 8 with at least kWideCtaMinTiles = 96
+// N-tiles of 64 rows, never at M <= 8 (no wide instance), the forced choices otherwise.
+TEST(DecodeGemmRules, WideCtasAreWantedAboveEightTokensWithManyTiles) {
+  using cuda::CtaWidth;
+  const std::int64_t limit = cuda::kWideCtaMinTiles;
+  EXPECT_TRUE(cuda::wide_ctas_wanted(CtaWidth::by_tile_count, 9, limit));
+  EXPECT_TRUE(cuda::wide_ctas_wanted(CtaWidth::by_tile_count, 32, 256));
+  EXPECT_FALSE(cuda::wide_ctas_wanted(CtaWidth::by_tile_count, 16, limit - 1));
+  EXPECT_FALSE(cuda::wide_ctas_wanted(CtaWidth::by_tile_count, 8, 256));
+  for (std::int64_t tiles : {1, 1000}) {
+    EXPECT_FALSE(cuda::wide_ctas_wanted(CtaWidth::narrow, 32, tiles));
+    EXPECT_TRUE(cuda::wide_ctas_wanted(CtaWidth::wide, 9, tiles));
+    EXPECT_FALSE(cuda::wide_ctas_wanted(CtaWidth::wide, 8, tiles));
   }
 }
 

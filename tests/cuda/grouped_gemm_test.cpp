@@ -5,8 +5,8 @@
 // many K-slices (split-K per expert). Output poisoned before each run, checked within the
 // backend's accuracy bound, not all zero, and the same bits on a second run. Also: int64
 // offsets, a bound above the counts (extra rounds with nothing to do), an expert over the
-// bound reported by name, 16 experts whose K-splits are planned together, and back-to-back
-// calls (dependent launches).
+// bound reported by name, 16 experts whose K-splits are planned together, wide CTAs of 8 warps,
+// and back-to-back calls (dependent launches).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -21,6 +21,7 @@
 #include "cuda/grouped_gemm.hpp"
 #include "cuda/kernel_checks.hpp"
 #include "expect_error.hpp"
+#include "scoped_env.hpp"
 #include "fp4gemm/device.hpp"
 #include "fp4gemm/error.hpp"
 #include "fp4gemm/grouped.hpp"
@@ -90,6 +91,21 @@ TEST_P(GroupedGemm, SplitKPerExpert) {
   const std::int64_t b = block_size(c.format);
   for (const auto& backend : all_grouped_backends())
     check_backend(*backend, grouped_of(c, {4, 0, 16, 1}, 200, 384 * b));
+}
+
+// Wide CTAs (8 warps; decode_gemm.hpp CtaWidth) forced through FP4GEMM_DECODE_CTA: the 16-token
+// instance (experts of 0, 3, 9 and 16 tokens) and the 32-token one over two rounds (33), N not a
+// multiple of the 128-row tile, K = block * odd and split-K; each plan checked to be wide.
+TEST_P(GroupedGemm, WideCtasThroughTheEnvironment) {
+  const test::ScopedEnv environment("FP4GEMM_DECODE_CTA", "wide");
+  const Combo c = GetParam();
+  const std::int64_t b = block_size(c.format);
+  const GemmProblem expert{{16, 131, 37 * b}, c.mode, c.format, c.layout, c.out};
+  EXPECT_EQ(cuda::plan_grouped_gemm(expert, 4, 16, cuda::CtaWidth::wide).decode.warps, 8);
+  const GroupedBackend& grouped = find_grouped_backend("cuda-grouped");
+  check_backend(grouped, grouped_of(c, {0, 3, 9, 16}, 131, 37 * b));
+  check_backend(grouped, grouped_of(c, {33, 0, 17}, 257, 37 * b));
+  check_backend(grouped, grouped_of(c, {4, 0, 16, 11}, 200, 384 * b));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllCombos, GroupedGemm, testing::ValuesIn(test::all_combos()), test::combo_name);
