@@ -45,8 +45,9 @@ Accuracy bf16_mma_accuracy() {
   // fp32 but are not documented to round to nearest (they may truncate when aligning addends),
   // so one step may err by a full fp32 ulp: 2^-23 rather than 2^-24. The bound allows K steps
   // per output; the kernels take K/16 MMA steps plus at most K/64 split-K partial additions.
-  return {true, 0.0, 0x1p-23,
-          "exact: E2M1 x scale -> bf16 in registers, mma.sync with fp32 accumulation"};
+  // (cuda-mma, cuda-decode and cuda-grouped convert in registers for mma.sync, cuda-wgmma into
+  // shared memory for wgmma: the same exact bf16 values and the same fp32 accumulation.)
+  return {true, 0.0, 0x1p-23, "exact: E2M1 x scale -> bf16 (exact), tensor-core MMA with fp32 accumulation"};
 }
 
 std::unique_ptr<Backend> make_mma_backend() { return std::make_unique<MmaBackend>(); }
