@@ -20,6 +20,10 @@
 #                 runs each GoogleTest program $B/PROG with a time limit, its output in
 #                 $O/PROG.log, then prints "PROG rc=.. Ns" with its totals and its first failures,
 #                 and packs;
+#   sanitize TOOL LABEL SECONDS CMD...
+#                 runs CMD under compute-sanitizer --tool TOOL with a time limit, its output in
+#                 $O/TOOL_LABEL.log, then prints "TOOL LABEL rc=.. Ns" with the log's summary lines
+#                 (summary), and packs;
 #   CS, NCU       compute-sanitizer and ncu (from PATH, else /usr/local/cuda/bin);
 #   SECONDS       restarted, for the "${SECONDS}s" marks of each step.
 # Bad arguments, an unset OUT, a folder without .xz files or a failed unpack: a message naming
@@ -93,5 +97,12 @@ gtests() {
     grep -m3 -A6 "Failure" "$O/$prog.log" | head -14
     pack
   done
+}
+sanitize() {
+  local tool=$1 label=$2 limit=$3
+  shift 3
+  timeout "$limit" "$CS" --tool "$tool" "$@" > "$O/${tool}_$label.log" 2>&1
+  echo "$tool $label rc=$? ${SECONDS}s $(summary "$O/${tool}_$label.log")"
+  pack
 }
 SECONDS=0

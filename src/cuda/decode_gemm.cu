@@ -3,10 +3,11 @@
 // Plan (printable through DecodePlan::describe):
 //   instance      M <= 1 (block columns: decode_gemm.cuh step 3'), 8, 16 or 32 (decode::max_tokens_for);
 //   CTA width     4 warps (64 rows), or 8 (128 rows) at M > 8 with many N-tiles (wide_ctas_wanted);
-//   K-slices      enough CTAs for kCtasPerSmTarget per SM: splits = ceil(target / (N-tiles x the
-//                 GEMMs of the launch)),
-//                 capped by the K-groups, and slices short enough that the A slice fits
-//                 kSliceSmemLimit of shared memory; then rebalanced so no slice is empty;
+//   K-slices      at M <= 8 enough CTAs for kCtasPerSmTarget per SM: splits = ceil(target /
+//                 (N-tiles x the GEMMs of the launch)); at M > 8 the count whose last wave is
+//                 fullest (k_slices_by_waves); or DecodeChoices::k_slices. Capped by the K-groups,
+//                 and slices short enough that the A slice fits kSliceSmemLimit of shared memory;
+//                 then rebalanced so no slice is empty;
 //   split-K sums  in global memory, or (cluster_sums_wanted: by default where the global plan has
 //                 more than kMaxClusterSplits K-slices; sm_90+) in a cluster of the tile's
 //                 K-slices, re-planned with at most kMaxClusterSplits of them, where such a
@@ -20,6 +21,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -127,10 +129,47 @@ CtaWidth parse_cta_width(std::string_view value) {
                                 {{"auto", CtaWidth::by_tile_count}, {"narrow", CtaWidth::narrow}, {"wide", CtaWidth::wide}});
 }
 
+int parse_k_slices(std::string_view value) {
+  if (value.empty() || value == "auto") return 0;
+  int count = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), count);
+  if (error != std::errc{} || end != value.data() + value.size() || count < 1 || count > 65535)
+    throw InvalidArgument(
+        fmt::format("FP4GEMM_DECODE_K_SLICES = '{}' is not 'auto' or a count of K-slices 1..65535", value));
+  return count;
+}
+
 DecodeChoices decode_choices_from_environment() {
   return {parse_split_sums(environment("FP4GEMM_DECODE_SPLIT_SUMS")),
           parse_a_quantize(environment("FP4GEMM_DECODE_A_QUANTIZE")),
-          parse_cta_width(environment("FP4GEMM_DECODE_CTA"))};
+          parse_cta_width(environment("FP4GEMM_DECODE_CTA")),
+          parse_k_slices(environment("FP4GEMM_DECODE_K_SLICES"))};
+}
+
+std::int64_t k_slices_by_waves(std::int64_t k_groups, int max_groups, int min_groups, std::int64_t gemm_tiles,
+                               std::int64_t sms, int warps, const std::function<int(int groups)>& ctas_per_sm) {
+  require(k_groups >= 1 && max_groups >= 1 && min_groups >= 1 && gemm_tiles >= 1 && sms >= 1 && warps >= 1,
+          "k_slices_by_waves: k_groups = {}, max_groups = {}, min_groups = {}, gemm_tiles = {}, sms = {}, warps = "
+          "{} must be >= 1",
+          k_groups, max_groups, min_groups, gemm_tiles, sms, warps);
+  std::int64_t best_splits = (k_groups + max_groups - 1) / max_groups;
+  double best_score = -1.0;
+  for (std::int64_t splits = best_splits; splits <= k_groups; ++splits) {
+    const std::int64_t groups = (k_groups + splits - 1) / splits;
+    if (groups < min_groups) break;
+    if ((k_groups + groups - 1) / groups != splits) continue;  // the same slices as a shorter count
+    const int per_sm = ctas_per_sm(int(groups));
+    if (per_sm < 1) continue;
+    const std::int64_t ctas = gemm_tiles * splits, resident = sms * per_sm;
+    const std::int64_t waves = (ctas + resident - 1) / resident;
+    const double score = double(ctas) / double(waves * resident) *
+                         std::min(1.0, double(warps * per_sm) / kSliceWarpsPerSmWanted);
+    if (score > best_score + kSliceScoreTie) {
+      best_score = score;
+      best_splits = splits;
+    }
+  }
+  return best_splits;
 }
 
 bool cluster_sums_wanted(SplitSums sums, int global_splits) {
@@ -203,18 +242,34 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_l
   while (decode::a_tile_bytes(a_rows, max_groups + 1) <= kSliceSmemLimit) ++max_groups;
   const std::int64_t sms = current_device_attribute(cudaDevAttrMultiProcessorCount);
   const std::int64_t gemm_tiles = tiles_n * gemms_per_launch;
-  const std::int64_t splits_wanted = (sms * kCtasPerSmTarget + gemm_tiles - 1) / gemm_tiles;
+  std::int64_t splits_wanted =
+      choices.k_slices > 0 ? choices.k_slices : (sms * kCtasPerSmTarget + gemm_tiles - 1) / gemm_tiles;
   const auto slice_k = [&](DecodePlan& p, std::int64_t max_splits) {
     const std::int64_t splits = std::clamp<std::int64_t>(splits_wanted, 1, std::min<std::int64_t>(max_splits, p.k_groups));
     p.groups_per_split = int(std::min<std::int64_t>((p.k_groups + splits - 1) / splits, max_groups));
     p.splits = (p.k_groups + p.groups_per_split - 1) / p.groups_per_split;
     p.smem_bytes = decode::smem_bytes(a_rows, p.groups_per_split, mxfp4, p.warps);
   };
-  slice_k(plan, plan.k_groups);
-  require(plan.splits <= 65535, "{}: K = {} needs {} K-slices, above the grid limit of 65535",
-          problem.describe(), s.k, plan.splits);
 
   with_kernel(plan.max_tokens, plan.warps, [&](auto kernel) {
+    const auto ctas_per_sm = [&](int groups) {  // CTAs resident per SM with a `groups`-group slice
+      const int smem = decode::smem_bytes(a_rows, groups, mxfp4, plan.warps);
+      allow_dynamic_smem(reinterpret_cast<const void*>(kernel), smem, "cuda-decode");
+      int ctas = 0;
+      FP4GEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, kernel, decode::threads_of(plan.warps),
+                                                                       std::size_t(smem)));
+      return ctas;
+    };
+    slice_k(plan, plan.k_groups);  // the CTA-count rule's slices (or the forced count's)
+    if (choices.k_slices == 0 && plan.max_tokens > 8) {
+      const int min_groups =
+          std::min(plan.max_tokens == 16 ? kMinSliceGroups16 : kMinSliceGroups32, plan.groups_per_split);
+      splits_wanted =
+          k_slices_by_waves(plan.k_groups, max_groups, min_groups, gemm_tiles, sms, plan.warps, ctas_per_sm);
+      slice_k(plan, plan.k_groups);
+    }
+    require(plan.splits <= 65535, "{}: K = {} needs {} K-slices, above the grid limit of 65535",
+            problem.describe(), s.k, plan.splits);
     if (cluster_sums_wanted(choices.split_sums, plan.splits) && current_device_sm() >= 90) {
       DecodePlan clustered = plan;
       slice_k(clustered, kMaxClusterSplits);
@@ -223,9 +278,7 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_l
                                     clusters_fit(kernel, clustered);
       if (clustered.splits_in_cluster) plan = clustered;
     }
-    allow_dynamic_smem(reinterpret_cast<const void*>(kernel), plan.smem_bytes, "cuda-decode");
-    FP4GEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &plan.ctas_per_sm, kernel, decode::threads_of(plan.warps), std::size_t(plan.smem_bytes)));
+    plan.ctas_per_sm = ctas_per_sm(plan.groups_per_split);
   });
   require(plan.ctas_per_sm >= 1, "cuda-decode: {} B of shared memory cannot be resident on this GPU",
           plan.smem_bytes);

@@ -11,13 +11,14 @@
 // rows of B and one K-slice; grid = N-tiles x K-splits):
 //  0. Issue the first kStages - 1 weight groups' copies (step 2), then wait for the previous
 //     kernel of the stream (programmatic dependent launch: the CTA may start during its tail).
-//  1. Stage the K-slice of A (its M rows; fragments of rows past M are zero) into shared memory as bf16,
-//     dequantizing it first if it is FP4 (exact, like the weights), or (1q, cuda-decode's w4a4
-//     when Params::a_source is set) quantizing the bf16 activations of the slice in the CTA, one
-//     scale block per thread and step, into their block values (quantize_lane.cuh: the GPU
-//     quantizer's bytes), so that no quantization kernel runs before the GEMM. Each 128-k group is stored
-//     chunk-transposed (8-element chunk c = 4t + jj at unit 4jj + t, k order inside a chunk),
-//     rows padded by 64 bytes: the fragment loads of step 3 are conflict-free 16-byte loads.
+//  1. Stage the K-slice of A (its M rows; fragments of rows past M are zero) into shared memory as
+//     bf16, several loads in flight per thread, dequantizing it first if it is FP4 (exact, like the
+//     weights), or (1q, cuda-decode's w4a4 when Params::a_source is set) quantizing the bf16
+//     activations of the slice in the CTA, one scale block per thread and step, into their block
+//     values (quantize_lane.cuh: the GPU quantizer's bytes), so that no quantization kernel runs
+//     before the GEMM. Each 128-k group is stored chunk-transposed (8-element chunk c = 4t + jj at
+//     unit 4jj + t, k order inside a chunk), rows padded by 64 bytes: the fragment loads of step 3
+//     are conflict-free 16-byte loads.
 //  2. Warp w streams rows n0 + 16w .. +15 of B through a kStages-deep shared-memory ring, one
 //     128-k group per stage. prepare() re-lays B as the ring's image: per 16 rows x 128 k a
 //     1024-byte code tile (decode_code_tile_order: lane (g, t)'s 16 code bytes of rows g and
@@ -163,58 +164,92 @@ __device__ __forceinline__ std::uint32_t max_exponent_field(uint4 v) {
   return e;
 }
 
-// Stages rows 0 .. a_rows_staged - 1 of the slice (rows past M as zeros) with the CTA's kThreads
-// threads. Returns, for the block-column instance, the largest bf16 exponent field among the
-// values this thread stored.
-template <int kMaxTokens, bool kAFp4, int kThreads>
-__device__ std::uint32_t stage_activations(const Params& p, std::uint16_t* a_tile, std::int64_t k_begin,
-                                           int slice, int stride) {
-  const int groups = (slice + kGroupK - 1) / kGroupK;
-  const int chunks_per_row = groups * (kGroupK / 8);
-  const int rows = a_rows_staged(kMaxTokens, int(p.m));
-  const std::int64_t scale_cols = p.k / (p.mxfp4 ? 32 : 16);
-  std::uint32_t exponent = 0;
-  // One flat loop over rows x chunks: every thread's loads are independent, so they are all in
-  // flight at once (a loop over rows with the threads over one row's chunks ran 20-50 % slower
-  // at M = 16..32: a global-load round trip per row, bench/results/h200_placed_codes).
-  for (int i = int(threadIdx.x); i < rows * chunks_per_row; i += kThreads) {
-    const int row = i / chunks_per_row, chunk = i % chunks_per_row;
-    const int k_local = chunk * 8;
-    uint4 v = make_uint4(0, 0, 0, 0);
-    if (row < p.m && k_local < slice) {  // a chunk of 8 is wholly inside K (K % 16 == 0)
-      const std::int64_t k = k_begin + k_local;
-      if constexpr (kAFp4) {
-        const std::uint32_t codes =
-            *reinterpret_cast<const std::uint32_t*>(p.a_fp4.data + row * (p.k / 2) + k / 2);
-        const std::int64_t kb = k >> (p.mxfp4 ? 5 : 4);
-        const std::uint32_t scale = mma::scale_to_bf16x2(
-            p.mxfp4, p.a_fp4.scales[scale_offset(p.layout, row, kb, scale_cols)]);
-        mma::e2m1x4_to_bf16(codes, scale, v.x, v.y);
-        mma::e2m1x4_to_bf16(codes >> 16, scale, v.z, v.w);
-      } else {
-        v = *reinterpret_cast<const uint4*>(p.a_bf16 + row * p.k + k);
-      }
+// A thread's walk over its share of rows x items_per_row (item i of the flat order
+// row * items_per_row + item goes to thread i % kThreads), the row and item advanced by adds: one
+// division per thread, not one per item (the staging loops ran on IMAD/IABS division sequences
+// before: bench/results/ncu_breakdown).
+template <int kThreads>
+struct ItemWalk {
+  int items_per_row, step_rows, step_items, row, item;
+  __device__ explicit ItemWalk(int items)
+      : items_per_row(items),
+        step_rows(kThreads / items),
+        step_items(kThreads % items),
+        row(int(threadIdx.x) / items),
+        item(int(threadIdx.x) % items) {}
+  __device__ void next() {
+    row += step_rows;
+    item += step_items;
+    if (item >= items_per_row) {
+      item -= items_per_row;
+      ++row;
     }
-    if constexpr (block_columns(kMaxTokens)) exponent = max(exponent, max_exponent_field(v));
-    *staged_unit(a_tile, row, chunk, stride) = v;
   }
-  return exponent;
+};
+
+// Calls f(row, item) for every item of this thread's walk over rows x items_per_row.
+template <int kThreads, class F>
+__device__ __forceinline__ void for_each_item(int rows, int items_per_row, F&& f) {
+  for (ItemWalk<kThreads> walk(items_per_row); walk.row < rows; walk.next()) f(walk.row, walk.item);
+}
+
+// Chunk `chunk` (k = 8 chunk .. + 7 of the slice from k_begin) of A's row `row` as 8 bf16: zeros
+// for rows past M and k past the slice, FP4 A dequantized (exact, like the weights).
+template <bool kAFp4>
+__device__ __forceinline__ uint4 activation_chunk(const Params& p, int row, int chunk, std::int64_t k_begin,
+                                                  int slice) {
+  const int k_local = chunk * 8;
+  if (row >= p.m || k_local >= slice) return make_uint4(0, 0, 0, 0);  // chunks lie wholly inside K (K % 16 == 0)
+  const std::int64_t k = k_begin + k_local;
+  if constexpr (kAFp4) {
+    const std::uint32_t codes = *reinterpret_cast<const std::uint32_t*>(p.a_fp4.data + row * (p.k / 2) + k / 2);
+    const std::int64_t scale_cols = p.k / (p.mxfp4 ? 32 : 16), kb = k >> (p.mxfp4 ? 5 : 4);
+    const std::uint32_t scale =
+        mma::scale_to_bf16x2(p.mxfp4, p.a_fp4.scales[scale_offset(p.layout, row, kb, scale_cols)]);
+    uint4 v;
+    mma::e2m1x4_to_bf16(codes, scale, v.x, v.y);
+    mma::e2m1x4_to_bf16(codes >> 16, scale, v.z, v.w);
+    return v;
+  } else {
+    return *reinterpret_cast<const uint4*>(p.a_bf16 + row * p.k + k);
+  }
+}
+
+// Stages rows 0 .. a_rows_staged - 1 of the slice (rows past M and k past the slice as zeros) with
+// the CTA's kThreads threads, kLoadsInFlight chunks per thread at a time: all of a batch's loads
+// are issued before its first store, so a thread waits one load round trip per batch, not per
+// chunk (ncu: the staging warps stalled on each store's load, a quarter of the warps' time at
+// 16 x 16384, bench/results/ncu_breakdown). Staging by cp.async instead, one commit group after
+// the first weight groups', made the kernel wait for those too: 20-30 % slower
+// (bench/results/decode_async_staging).
+template <int kMaxTokens, bool kAFp4, int kThreads>
+__device__ void stage_activations(const Params& p, std::uint16_t* a_tile, std::int64_t k_begin, int slice,
+                                  int stride) {
+  constexpr int kLoadsInFlight = 8;
+  const int rows = a_rows_staged(kMaxTokens, int(p.m));
+  ItemWalk<kThreads> walk((slice + kGroupK - 1) / kGroupK * (kGroupK / 8));
+  while (walk.row < rows) {
+    ItemWalk<kThreads> batch = walk;
+    uint4 v[kLoadsInFlight];
+#pragma unroll
+    for (int j = 0; j < kLoadsInFlight; ++j, walk.next())
+      v[j] = activation_chunk<kAFp4>(p, walk.row, walk.item, k_begin, slice);
+#pragma unroll
+    for (int j = 0; j < kLoadsInFlight; ++j, batch.next())
+      if (batch.row < rows) *staged_unit(a_tile, batch.row, batch.item, stride) = v[j];
+  }
 }
 
 // Step 1q: stages rows 0 .. a_rows_staged - 1 of the slice as the block values of p.a_source's
 // activations quantized to format F (rows past M and k past the slice as zeros). One scale block
 // (16 NVFP4 / 32 MXFP4 elements: 1 / 2 lanes' worth of quantize_lane.cuh) per thread and step.
-// Returns what stage_activations returns.
 template <int kMaxTokens, Fp4Format F, int kThreads>
-__device__ std::uint32_t stage_quantized_activations(const Params& p, std::uint16_t* a_tile, std::int64_t k_begin,
-                                                     int slice, int stride) {
+__device__ void stage_quantized_activations(const Params& p, std::uint16_t* a_tile, std::int64_t k_begin, int slice,
+                                            int stride) {
   constexpr int kBlock = block_size(F), kParts = kBlock / kElementsPerLane;
   const int groups = (slice + kGroupK - 1) / kGroupK;
-  const int blocks_per_row = groups * (kGroupK / kBlock);
-  const int rows = a_rows_staged(kMaxTokens, int(p.m));
-  std::uint32_t exponent = 0;
-  for (int i = int(threadIdx.x); i < rows * blocks_per_row; i += kThreads) {
-    const int row = i / blocks_per_row, k_local = i % blocks_per_row * kBlock;
+  for_each_item<kThreads>(a_rows_staged(kMaxTokens, int(p.m)), groups * (kGroupK / kBlock), [&](int row, int block) {
+    const int k_local = block * kBlock;
     uint4 values[2 * kParts] = {};  // 8 bf16 each, in k order
     if (row < p.m && k_local < slice) {  // a block is wholly inside K (K % kBlock == 0)
       const std::int64_t column0 = k_begin + k_local;
@@ -235,23 +270,24 @@ __device__ std::uint32_t stage_quantized_activations(const Params& p, std::uint1
                              values[2 * part + 1]);
     }
 #pragma unroll
-    for (int c = 0; c < 2 * kParts; ++c) {
-      if constexpr (block_columns(kMaxTokens)) exponent = max(exponent, max_exponent_field(values[c]));
-      *staged_unit(a_tile, row, k_local / 8 + c, stride) = values[c];
-    }
-  }
-  return exponent;
+    for (int c = 0; c < 2 * kParts; ++c) *staged_unit(a_tile, row, k_local / 8 + c, stride) = values[c];
+  });
 }
 
-// Step 1 of the block-column instance, after staging: the shift c = 126 - (largest exponent of the
-// slice) clamped to 0..127, and the slice times 2^c (exact: a power of two, no overflow). Every
-// thread calls it with what stage_activations (or stage_quantized_activations) returned; after a
-// barrier that makes the whole staged slice visible, it scales every staged 16-byte unit, spread
-// over the CTA's kWarps warps, then the caller's barrier follows. Returns c.
+// Step 1 of the block-column instance, after staging: the shift
+// c = 126 - (largest exponent of the slice) clamped to 0..127, and the slice's token row times 2^c
+// (exact: a power of two, no overflow; the staged zero row stays zero). Every thread calls it;
+// after a barrier that makes the whole staged slice visible, each thread takes the largest
+// exponent of its share of the row's 16-byte units, the CTA's kWarps warps reduce it, and each
+// thread scales its share; the caller's barrier follows. Returns c.
 template <int kWarps>
-__device__ inline int shift_activations(std::uint32_t exponent, std::uint16_t* a_tile, int rows, int chunks_per_row,
-                                 int stride) {
+__device__ inline int shift_activations(std::uint16_t* a_tile, int chunks_per_row, int stride) {
   __shared__ std::uint32_t warp_exponent[kWarps];
+  __syncthreads();
+  std::uint32_t exponent = 0;
+  for_each_item<threads_of(kWarps)>(1, chunks_per_row, [&](int row, int chunk) {
+    exponent = max(exponent, max_exponent_field(*staged_unit(a_tile, row, chunk, stride)));
+  });
   exponent = __reduce_max_sync(0xFFFFFFFFu, exponent);
   if (threadIdx.x % 32 == 0) warp_exponent[threadIdx.x / 32] = exponent;
   __syncthreads();
@@ -260,15 +296,15 @@ __device__ inline int shift_activations(std::uint32_t exponent, std::uint16_t* a
   // exponent field e: the largest |a| is below 2^(e - 126); c = 126 - (e - 127)
   const int c = min(max(253 - int(exponent), 0), 127);
   const std::uint32_t factor = (std::uint32_t(127 + c) << 7) * 0x10001u;  // bf16x2 2^c
-  for (int i = int(threadIdx.x); i < rows * chunks_per_row; i += threads_of(kWarps)) {
-    uint4* unit = staged_unit(a_tile, i / chunks_per_row, i % chunks_per_row, stride);
+  for_each_item<threads_of(kWarps)>(1, chunks_per_row, [&](int row, int chunk) {
+    uint4* unit = staged_unit(a_tile, row, chunk, stride);
     uint4 v = *unit;
     v.x = mma::bf16x2_mul(v.x, factor);
     v.y = mma::bf16x2_mul(v.y, factor);
     v.z = mma::bf16x2_mul(v.z, factor);
     v.w = mma::bf16x2_mul(v.w, factor);
     *unit = v;
-  }
+  });
   return c;
 }
 
@@ -557,13 +593,12 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
   wait_for_prerequisite_grids();
   allow_dependent_grids();
   constexpr Fp4Format kFormat = kMxfp4 ? Fp4Format::mxfp4 : Fp4Format::nvfp4;
-  const std::uint32_t exponent =
-      kDecodeKernel && p.a_source
-          ? stage_quantized_activations<kMaxTokens, kFormat, kThreads>(p, a_tile, k_begin, slice, stride)
-          : stage_activations<kMaxTokens, kAFp4, kThreads>(p, a_tile, k_begin, slice, stride);
+  if (kDecodeKernel && p.a_source)
+    stage_quantized_activations<kMaxTokens, kFormat, kThreads>(p, a_tile, k_begin, slice, stride);
+  else
+    stage_activations<kMaxTokens, kAFp4, kThreads>(p, a_tile, k_begin, slice, stride);
   int shift = 0;  // the block-column instance's A slice is staged times 2^shift
-  if constexpr (block_columns(kMaxTokens))
-    shift = shift_activations<kWarps>(exponent, a_tile, a_rows, groups * (kGroupK / 8), stride);
+  if constexpr (block_columns(kMaxTokens)) shift = shift_activations<kWarps>(a_tile, groups * (kGroupK / 8), stride);
   __syncthreads();  // the A slice
 
   // 3. Group i is consumed while groups i + 1 .. i + kStages - 1 are in flight: wait for this

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -88,20 +89,47 @@ enum class CtaWidth { by_tile_count, narrow, wide };
 inline constexpr std::int64_t kWideCtaMinTiles = 96;
 bool wide_ctas_wanted(CtaWidth choice, std::int64_t m, std::int64_t narrow_tiles);
 
+// The K-slice count at M > 8 (the 16- and 32-token instances), by waves: for each count s from
+// the fewest slices of at most max_groups 128-k groups up to the most of at least min_groups (one
+// length g = ceil(k_groups / s) each), the CTAs gemm_tiles x s fill ceil(CTAs / resident) waves of
+// resident = sms x ctas_per_sm(g) CTAs (the occupancy with a g-group A slice); the score is the
+// share of the last wave's slots that hold a CTA, times min(1, warps x ctas_per_sm(g) /
+// kSliceWarpsPerSmWanted) (fewer warps per SM hide less latency). The fewest slices whose score
+// beats every longer slicing by more than kSliceScoreTie win: longer slices cost less start-up and
+// fewer split-K sums. The plan's min_groups: kMinSliceGroups16 (16 tokens) or kMinSliceGroups32
+// (32 tokens), or the CTA-count rule's slice where that is shorter (small N or K: there only short
+// slices give the GPU enough CTAs). Measured (bench/results/decode_batched_staging on an H200,
+// decode_slices_by_waves on an H100; w4a16, K = 6144, us, the CTA-count rule's count first): 16 x
+// 16384 in 5, 6, 8, 12 slices 31.5, 28.2, 29.6, 35.1 (H200; this rule: 6); 16 x 6144 in 5, 6, 8,
+// 10, 12: 14.7, 15.3, 13.2, 15.9, 16.4 (H200; 8); 32 x 16384 in 10, 12: 51.4, 47.7 (H200; 12); 32
+// x 6144 in 10, 12: 23.2, 21.9 (H200; 12), in 16 (3 groups) 24.9 against 24.1 in 10 (H100); 16 x
+// 4096 (narrow) in 12 (4 groups) 13.5 against 12.7 in 8 (H100; 8).
+inline constexpr int kSliceWarpsPerSmWanted = 24;
+inline constexpr double kSliceScoreTie = 0.02;
+inline constexpr int kMinSliceGroups16 = 6;
+inline constexpr int kMinSliceGroups32 = 4;
+std::int64_t k_slices_by_waves(std::int64_t k_groups, int max_groups, int min_groups, std::int64_t gemm_tiles,
+                               std::int64_t sms, int warps, const std::function<int(int groups)>& ctas_per_sm);
+
 // cuda-decode's choices. From the environment (experiment switches): FP4GEMM_DECODE_SPLIT_SUMS =
 // "auto" (also when unset or empty: by_slice_count), "global" or "cluster" (cluster_where_able);
 // FP4GEMM_DECODE_A_QUANTIZE = "auto" (by_tile_count), "separate" or "kernel" (in_kernel);
-// FP4GEMM_DECODE_CTA = "auto" (by_tile_count), "narrow" or "wide" (also cuda-grouped's); any other
-// value throws InvalidArgument naming the variable and its values.
+// FP4GEMM_DECODE_CTA = "auto" (by_tile_count), "narrow" or "wide" (also cuda-grouped's);
+// FP4GEMM_DECODE_K_SLICES = "auto" (k_slices = 0: the planner's count) or a count 1..65535 of
+// K-slices wanted (the planner still caps it by K's 128-k groups and lengthens slices whose A would
+// not fit, so the plan may have fewer; describe() says how many). Any other value throws
+// InvalidArgument naming the variable and its values.
 struct DecodeChoices {
   SplitSums split_sums = SplitSums::by_slice_count;
   AQuantize a_quantize = AQuantize::by_tile_count;
   CtaWidth cta_width = CtaWidth::by_tile_count;
+  int k_slices = 0;
 };
 DecodeChoices decode_choices_from_environment();
 SplitSums parse_split_sums(std::string_view value);
 AQuantize parse_a_quantize(std::string_view value);
 CtaWidth parse_cta_width(std::string_view value);
+int parse_k_slices(std::string_view value);
 
 // Format rules (validate_shape) and M <= kDecodeMaxM.
 Verdict decode_can_implement(const GemmProblem& problem);

@@ -355,6 +355,30 @@ TEST(DecodeGemmWideCtas, ThroughTheEnvironmentMatchTheReference) {
         problem_of({mode, Fp4Format::nvfp4, ScaleLayout::linear, DType::f32}, 16, 768, 6144));
 }
 
+// A forced K-slice count: the plan takes it where K's groups and the A slice's shared memory allow
+// (16 x 16384 x 6144 in 6 slices of 8 groups), lengthens the slices where not (1 slice of 48 groups
+// would need 196 KB of A: the plan keeps the longest slice under 48 KB, 11 groups), caps it by the groups (K =
+// 256 has 2); the results match the reference with the switch set.
+TEST(DecodeGemmPlan, ForcedKSlicesAreTakenWhereTheyFit) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  const auto plan = [](std::int64_t m, std::int64_t k, int k_slices) {
+    cuda::DecodeChoices choices;
+    choices.k_slices = k_slices;
+    return cuda::plan_decode_gemm({{m, 16384, k}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::linear, DType::bf16},
+                                  1, choices);
+  };
+  EXPECT_EQ(plan(16, 6144, 6).splits, 6);
+  EXPECT_EQ(plan(16, 6144, 6).groups_per_split, 8);
+  EXPECT_EQ(plan(1, 6144, 1).splits, 1);
+  EXPECT_EQ(plan(16, 6144, 1).groups_per_split, 11);  // 16 x (11 x 128 + 32) x 2 B = 45 KB of A
+  EXPECT_EQ(plan(16, 6144, 1).splits, 5);
+  EXPECT_EQ(plan(16, 256, 5).splits, 2);
+  const test::ScopedEnv environment("FP4GEMM_DECODE_K_SLICES", "3");
+  ASSERT_EQ(cuda::decode_choices_from_environment().k_slices, 3);
+  for (const test::Combo& c : test::all_combos())
+    for (std::int64_t m : {1, 3, 16, 32}) check_random(decode(), problem_of(c, m, 200, 37 * block_size(c.format)));
+}
+
 // The default width on this GPU: wide at M > 8 where the launch has at least kWideCtaMinTiles = 96
 // N-tiles of 64 rows (N = 6144 and 16384; 4096 in a launch of two GEMMs), narrow with 64 (N =
 // 4096) and at M <= 8; a wide plan has half the N-tiles, each of 256 threads.
@@ -404,6 +428,37 @@ TEST(DecodeGemmRules, ClusterSumsAreWantedAboveSixteenKSlices) {
   EXPECT_FALSE(cuda::cluster_sums_wanted(SplitSums::cluster_where_able, 1));
 }
 
+// The wave rule (decode_gemm.hpp: k_slices_by_waves) on an H200-like GPU, 132 SMs of 228 KB: a
+// CTA of A rows x (128 g + 32) bf16 plus the NVFP4 ring (warps x 4 stages x 1152 B) and 1 KB
+// reserved, at most 3 wide (6 narrow) CTAs per SM (the registers of 256 / 128 threads). Its picks
+// for K = 6144 (48 groups) are the measured best (bench/results/decode_batched_staging,
+// decode_slices_by_waves): 16 x 16384 (128 wide tiles) 6 slices, 16 x 6144 (48) 8; 32 x 16384 and
+// 32 x 6144 12 (slices of 5 groups fit 2 CTAs per SM, of 4 groups 3; 3 groups are below the
+// minimum); 16 x 4096 (64 narrow tiles) 8 (12 slices of 4 groups fill the waves better but are
+// below the minimum). A minimum of 1 lets short slices fill the GPU (16 x 768, 12 narrow tiles: all
+// 48). A GPU on which nothing fits gets the fewest slices; so does K of one group.
+TEST(DecodeGemmRules, KSlicesByWavesFillTheLastWave) {
+  const auto h200 = [](int a_rows, int warps) {
+    return [a_rows, warps](int groups) {
+      const int cta_bytes = a_rows * (128 * groups + 32) * 2 + warps * 4 * 1152 + 1024;
+      return std::min(233472 / cta_bytes, 24 / warps);
+    };
+  };
+  using cuda::k_slices_by_waves;
+  EXPECT_EQ(k_slices_by_waves(48, 11, 6, 128, 132, 8, h200(16, 8)), 6);
+  EXPECT_EQ(k_slices_by_waves(48, 11, 5, 48, 132, 8, h200(16, 8)), 8);
+  EXPECT_EQ(k_slices_by_waves(48, 5, 4, 128, 132, 8, h200(32, 8)), 12);
+  EXPECT_EQ(k_slices_by_waves(48, 5, 4, 48, 132, 8, h200(32, 8)), 12);
+  EXPECT_EQ(k_slices_by_waves(48, 5, 1, 48, 132, 8, h200(32, 8)), 16);
+  EXPECT_EQ(k_slices_by_waves(48, 11, 6, 64, 132, 4, h200(16, 4)), 8);
+  EXPECT_EQ(k_slices_by_waves(48, 11, 1, 64, 132, 4, h200(16, 4)), 12);
+  EXPECT_EQ(k_slices_by_waves(48, 11, 1, 12, 132, 4, h200(16, 4)), 48);
+  EXPECT_EQ(k_slices_by_waves(48, 11, 6, 128, 132, 8, [](int) { return 0; }), 5);
+  EXPECT_EQ(k_slices_by_waves(1, 11, 1, 128, 132, 8, h200(16, 8)), 1);
+  test::expect_error<InvalidArgument>([] { k_slices_by_waves(48, 11, 0, 128, 132, 8, [](int) { return 1; }); },
+                                      "min_groups = 0, gemm_tiles = 128, sms = 132, warps = 8 must be >= 1");
+}
+
 TEST(DecodeGemmRules, AQuantizeSwitchTakesAutoSeparateOrKernelAndNamesTheVariable) {
   EXPECT_EQ(cuda::parse_a_quantize(""), cuda::AQuantize::by_tile_count);
   EXPECT_EQ(cuda::parse_a_quantize("auto"), cuda::AQuantize::by_tile_count);
@@ -437,6 +492,17 @@ TEST(DecodeGemmRules, CtaSwitchTakesAutoNarrowOrWideAndNamesTheVariable) {
   EXPECT_EQ(cuda::parse_cta_width("wide"), cuda::CtaWidth::wide);
   test::expect_error<InvalidArgument>([] { cuda::parse_cta_width("8"); },
                                       "FP4GEMM_DECODE_CTA = '8' is not one of: auto, narrow, wide");
+}
+
+TEST(DecodeGemmRules, KSlicesSwitchTakesAutoOrACountAndNamesTheVariable) {
+  EXPECT_EQ(cuda::parse_k_slices(""), 0);
+  EXPECT_EQ(cuda::parse_k_slices("auto"), 0);
+  EXPECT_EQ(cuda::parse_k_slices("1"), 1);
+  EXPECT_EQ(cuda::parse_k_slices("65535"), 65535);
+  for (const char* bad : {"0", "-3", "65536", "6x", " 6", "six"})
+    test::expect_error<InvalidArgument>([&] { cuda::parse_k_slices(bad); },
+                                        fmt::format("FP4GEMM_DECODE_K_SLICES = '{}' is not 'auto' or a count of "
+                                                    "K-slices 1..65535", bad));
 }
 
 // The measured rule (decode_gemm.hpp): wide CTAs at M > 8 with at least kWideCtaMinTiles = 96
