@@ -220,8 +220,8 @@ __device__ __forceinline__ uint4 activation_chunk(const Params& p, int row, int 
 // are issued before its first store, so a thread waits one load round trip per batch, not per
 // chunk (ncu: the staging warps stalled on each store's load, a quarter of the warps' time at
 // 16 x 16384, bench/results/ncu_breakdown). Staging by cp.async instead, one commit group after
-// the first weight groups', made the kernel wait for those too: 20-30 % slower
-// (bench/results/decode_async_staging).
+// the first weight groups', made the kernel wait for those too: 5-33 % slower on an H100
+// (bench/results/decode_batched_staging/RUN.md).
 template <int kMaxTokens, bool kAFp4, int kThreads>
 __device__ void stage_activations(const Params& p, std::uint16_t* a_tile, std::int64_t k_begin, int slice,
                                   int stride) {
