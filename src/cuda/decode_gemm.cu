@@ -242,9 +242,7 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_l
   while (decode::a_tile_bytes(a_rows, max_groups + 1) <= kSliceSmemLimit) ++max_groups;
   const std::int64_t sms = current_device_attribute(cudaDevAttrMultiProcessorCount);
   const std::int64_t gemm_tiles = tiles_n * gemms_per_launch;
-  std::int64_t splits_wanted =
-      choices.k_slices > 0 ? choices.k_slices : (sms * kCtasPerSmTarget + gemm_tiles - 1) / gemm_tiles;
-  const auto slice_k = [&](DecodePlan& p, std::int64_t max_splits) {
+  const auto slice_k = [&](DecodePlan& p, std::int64_t splits_wanted, std::int64_t max_splits) {
     const std::int64_t splits = std::clamp<std::int64_t>(splits_wanted, 1, std::min<std::int64_t>(max_splits, p.k_groups));
     p.groups_per_split = int(std::min<std::int64_t>((p.k_groups + splits - 1) / splits, max_groups));
     p.splits = (p.k_groups + p.groups_per_split - 1) / p.groups_per_split;
@@ -260,19 +258,20 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_l
                                                                        std::size_t(smem)));
       return ctas;
     };
-    slice_k(plan, plan.k_groups);  // the CTA-count rule's slices (or the forced count's)
+    std::int64_t splits_wanted =  // the forced count, or the CTA-count rule's
+        choices.k_slices > 0 ? choices.k_slices : (sms * kCtasPerSmTarget + gemm_tiles - 1) / gemm_tiles;
+    slice_k(plan, splits_wanted, plan.k_groups);
     if (choices.k_slices == 0 && plan.max_tokens > 8) {
       const int min_groups =
           std::min(plan.max_tokens == 16 ? kMinSliceGroups16 : kMinSliceGroups32, plan.groups_per_split);
-      splits_wanted =
-          k_slices_by_waves(plan.k_groups, max_groups, min_groups, gemm_tiles, sms, plan.warps, ctas_per_sm);
-      slice_k(plan, plan.k_groups);
+      splits_wanted = k_slices_by_waves(plan.k_groups, max_groups, min_groups, gemm_tiles, sms, plan.warps, ctas_per_sm);
+      slice_k(plan, splits_wanted, plan.k_groups);
     }
     require(plan.splits <= 65535, "{}: K = {} needs {} K-slices, above the grid limit of 65535",
             problem.describe(), s.k, plan.splits);
     if (cluster_sums_wanted(choices.split_sums, plan.splits) && current_device_sm() >= 90) {
       DecodePlan clustered = plan;
-      slice_k(clustered, kMaxClusterSplits);
+      slice_k(clustered, splits_wanted, kMaxClusterSplits);
       allow_dynamic_smem(reinterpret_cast<const void*>(kernel), clustered.smem_bytes, "cuda-decode");
       clustered.splits_in_cluster = clustered.splits > 1 && clustered.splits <= kMaxClusterSplits &&
                                     clusters_fit(kernel, clustered);
