@@ -55,6 +55,15 @@ decltype(auto) with_kernel(int max_tokens, int warps, F&& f) {
   });
 }
 
+// CTAs of cuda-decode's kernel for M <= max_tokens in CTAs of `warps` warps resident per SM with
+// smem_bytes of dynamic shared memory.
+int decode_kernel_occupancy(int max_tokens, int warps, int smem_bytes) {
+  return with_kernel(max_tokens, warps, [&](auto kernel) {
+    return resident_ctas_per_sm(reinterpret_cast<const void*>(kernel), decode::threads_of(warps), smem_bytes,
+                                "cuda-decode");
+  });
+}
+
 // Whether a cluster of the plan's K-slices (1 x splits CTAs) can be resident on this GPU; allows
 // the kernel clusters above the portable 8 CTAs first. A GPU (or MIG slice) that refuses the size
 // or the query does not fit: the caller keeps the global sums.
@@ -214,7 +223,8 @@ Verdict decode_kernel_image_present() {
                               "cuda-decode");
 }
 
-DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_launch, DecodeChoices choices) {
+DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_launch, DecodeChoices choices,
+                            const KernelOccupancy& occupancy) {
   require(gemms_per_launch >= 1, "gemms_per_launch = {} must be >= 1", gemms_per_launch);
   const Verdict verdict = decode_can_implement(problem);
   if (!verdict) throw InvalidArgument(verdict.reason);
@@ -249,36 +259,34 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_l
     p.smem_bytes = decode::smem_bytes(a_rows, p.groups_per_split, mxfp4, p.warps);
   };
 
-  with_kernel(plan.max_tokens, plan.warps, [&](auto kernel) {
-    const auto ctas_per_sm = [&](int groups) {  // CTAs resident per SM with a `groups`-group slice
-      const int smem = decode::smem_bytes(a_rows, groups, mxfp4, plan.warps);
-      allow_dynamic_smem(reinterpret_cast<const void*>(kernel), smem, "cuda-decode");
-      int ctas = 0;
-      FP4GEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, kernel, decode::threads_of(plan.warps),
-                                                                       std::size_t(smem)));
-      return ctas;
-    };
-    std::int64_t splits_wanted =  // the forced count, or the CTA-count rule's
-        choices.k_slices > 0 ? choices.k_slices : (sms * kCtasPerSmTarget + gemm_tiles - 1) / gemm_tiles;
+  // CTAs resident per SM with a `groups`-group slice, of the launching kernel.
+  const auto ctas_per_sm = [&](int groups) {
+    const int smem = decode::smem_bytes(a_rows, groups, mxfp4, plan.warps);
+    return occupancy ? occupancy(plan.max_tokens, plan.warps, smem)
+                     : decode_kernel_occupancy(plan.max_tokens, plan.warps, smem);
+  };
+  std::int64_t splits_wanted =  // the forced count, or the CTA-count rule's
+      choices.k_slices > 0 ? choices.k_slices : (sms * kCtasPerSmTarget + gemm_tiles - 1) / gemm_tiles;
+  slice_k(plan, splits_wanted, plan.k_groups);
+  if (choices.k_slices == 0 && plan.max_tokens > 8) {
+    const int min_groups =
+        std::min(plan.max_tokens == 16 ? kMinSliceGroups16 : kMinSliceGroups32, plan.groups_per_split);
+    splits_wanted = k_slices_by_waves(plan.k_groups, max_groups, min_groups, gemm_tiles, sms, plan.warps, ctas_per_sm);
     slice_k(plan, splits_wanted, plan.k_groups);
-    if (choices.k_slices == 0 && plan.max_tokens > 8) {
-      const int min_groups =
-          std::min(plan.max_tokens == 16 ? kMinSliceGroups16 : kMinSliceGroups32, plan.groups_per_split);
-      splits_wanted = k_slices_by_waves(plan.k_groups, max_groups, min_groups, gemm_tiles, sms, plan.warps, ctas_per_sm);
-      slice_k(plan, splits_wanted, plan.k_groups);
-    }
-    require(plan.splits <= 65535, "{}: K = {} needs {} K-slices, above the grid limit of 65535",
-            problem.describe(), s.k, plan.splits);
-    if (cluster_sums_wanted(choices.split_sums, plan.splits) && current_device_sm() >= 90) {
-      DecodePlan clustered = plan;
-      slice_k(clustered, splits_wanted, kMaxClusterSplits);
+  }
+  require(plan.splits <= 65535, "{}: K = {} needs {} K-slices, above the grid limit of 65535",
+          problem.describe(), s.k, plan.splits);
+  if (cluster_sums_wanted(choices.split_sums, plan.splits) && current_device_sm() >= 90) {
+    DecodePlan clustered = plan;
+    slice_k(clustered, splits_wanted, kMaxClusterSplits);
+    with_kernel(plan.max_tokens, plan.warps, [&](auto kernel) {
       allow_dynamic_smem(reinterpret_cast<const void*>(kernel), clustered.smem_bytes, "cuda-decode");
       clustered.splits_in_cluster = clustered.splits > 1 && clustered.splits <= kMaxClusterSplits &&
                                     clusters_fit(kernel, clustered);
-      if (clustered.splits_in_cluster) plan = clustered;
-    }
-    plan.ctas_per_sm = ctas_per_sm(plan.groups_per_split);
-  });
+    });
+    if (clustered.splits_in_cluster) plan = clustered;
+  }
+  plan.ctas_per_sm = ctas_per_sm(plan.groups_per_split);
   require(plan.ctas_per_sm >= 1, "cuda-decode: {} B of shared memory cannot be resident on this GPU",
           plan.smem_bytes);
   if (plan.splits > 1 && !plan.splits_in_cluster) {

@@ -46,6 +46,11 @@ struct DecodePlan {
   std::string describe() const;  // "M <= 8: 96 x 6 CTAs of 128 threads, K-slices of 1024, ..."
 };
 
+// CTAs resident per SM of a decode-family kernel: the instance for M <= max_tokens in CTAs of
+// `warps` warps, with smem_bytes of dynamic shared memory. Each launcher asks its own kernel
+// (cuda-grouped's holds other registers than cuda-decode's).
+using KernelOccupancy = std::function<int(int max_tokens, int warps, int smem_bytes)>;
+
 // Where a plan's K-slices are summed: in global memory by the last CTA of each N-tile (step 4), or
 // where the GPU can (sm_90+, at most kMaxClusterSplits K-slices, a cluster of them resident) in a
 // thread-block cluster (step 4'), the K-slices then capped at kMaxClusterSplits. by_slice_count
@@ -138,7 +143,9 @@ Verdict decode_kernel_image_present();
 // Throws InvalidArgument when decode_can_implement refuses the problem. `gemms_per_launch`: how
 // many GEMMs of this shape one launch runs side by side (cuda-grouped: the experts expected to
 // receive tokens); the K-splits are planned so that all of them together give the CTAs wanted.
-DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_launch, DecodeChoices choices);
+// `occupancy`: the launching kernel's (empty: cuda-decode's own).
+DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_launch, DecodeChoices choices,
+                            const KernelOccupancy& occupancy = {});
 // The order in which prepare() re-lays B's scales for the decode kernels (format/tiles.hpp):
 // one tile per 16 rows (a warp's) x 128 k (a group), lane (g, t)'s bytes together: NVFP4 128
 // bytes, byte (r, j) at 4 (4 (r % 8) + j / 2) + 2 (r / 8) + j % 2; MXFP4 64 bytes, byte (r, j) at

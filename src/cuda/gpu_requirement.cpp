@@ -60,6 +60,13 @@ void allow_dynamic_smem(const void* kernel, int bytes, std::string_view what) {
     FP4GEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
 }
 
+int resident_ctas_per_sm(const void* kernel, int threads, int smem_bytes, std::string_view what) {
+  allow_dynamic_smem(kernel, smem_bytes, what);
+  int ctas = 0;
+  FP4GEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, kernel, threads, std::size_t(smem_bytes)));
+  return ctas;
+}
+
 int current_device_sm() {
   return current_device_attribute(cudaDevAttrComputeCapabilityMajor) * 10 +
          current_device_attribute(cudaDevAttrComputeCapabilityMinor);

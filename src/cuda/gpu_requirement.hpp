@@ -29,6 +29,10 @@ Verdict kernel_image_present(const void* kernel, std::string_view backend);
 // memory, this GPU allows M B per block" when the device allows less.
 void allow_dynamic_smem(const void* kernel, int bytes, std::string_view what);
 
+// CTAs of `threads` threads with smem_bytes of dynamic shared memory of `kernel` resident per SM
+// of the current device (0 when none fits), after allow_dynamic_smem(kernel, smem_bytes, what).
+int resident_ctas_per_sm(const void* kernel, int threads, int smem_bytes, std::string_view what);
+
 // The current device's architecture, 10 * major + minor (throws Error without a device).
 int current_device_sm();
 

@@ -1,8 +1,9 @@
 // Host launcher of the cuda-grouped kernels.
 //
 // Plan: one expert's GEMM at its largest chunk, M = min(bound, 32), is planned by the decode
-// planner (kernel instance, N-tiles, K-splits, shared memory) as one of experts /
-// kExpertShareDivisor GEMMs in the launch, and the grid repeats it for every expert (grid z).
+// planner (kernel instance, N-tiles, K-splits, shared memory; with the grouped kernel's occupancy)
+// as one of experts / kExpertShareDivisor GEMMs in the launch, and the grid repeats it for every
+// expert (grid z).
 // Bounds above 32 take ceil(bound / 32) rounds (launches). Each launch is a programmatic dependent
 // launch on sm_90+ (the kernel waits for the previous one before reading anything).
 #include "cuda/grouped_gemm.hpp"
@@ -60,23 +61,21 @@ GroupedPlan plan_grouped_gemm(const GemmProblem& expert, std::int64_t experts,
   GroupedPlan plan;
   plan.expert = expert;
   plan.expert.shape.m = std::clamp<std::int64_t>(max_tokens_per_expert, 1, kDecodeMaxM);
+  // The planner asks the grouped kernel's own occupancy (its registers are not cuda-decode's).
+  const KernelOccupancy occupancy = [&](int max_tokens, int warps, int smem_bytes) {
+    return with_kernel(expert.mode, max_tokens, warps, [&](auto kernel) {
+      return resident_ctas_per_sm(reinterpret_cast<const void*>(kernel), decode::threads_of(warps), smem_bytes,
+                                  "cuda-grouped");
+    });
+  };
   plan.decode = plan_decode_gemm(plan.expert, std::max<std::int64_t>(1, experts / kExpertShareDivisor),
-                                 {SplitSums::global, AQuantize::separate, cta_width});
+                                 {SplitSums::global, AQuantize::separate, cta_width}, occupancy);
   plan.experts = experts;
   plan.max_tokens_per_expert = max_tokens_per_expert;
   const std::int64_t chunk = plan.decode.max_tokens;
   plan.rounds = int(std::max<std::int64_t>(1, (max_tokens_per_expert + chunk - 1) / chunk));
   plan.workspace_floats = std::size_t(experts) * plan.decode.workspace_floats;
   plan.counters = std::size_t(experts) * plan.decode.counters;
-  // The grouped kernel's own occupancy (it holds a few more registers than the decode kernel).
-  with_kernel(expert.mode, plan.decode.max_tokens, plan.decode.warps, [&](auto kernel) {
-    allow_dynamic_smem(reinterpret_cast<const void*>(kernel), plan.decode.smem_bytes, "cuda-grouped");
-    FP4GEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &plan.decode.ctas_per_sm, kernel, decode::threads_of(plan.decode.warps),
-        std::size_t(plan.decode.smem_bytes)));
-  });
-  require(plan.decode.ctas_per_sm >= 1, "cuda-grouped: {} B of shared memory cannot be resident on this GPU",
-          plan.decode.smem_bytes);
   return plan;
 }
 

@@ -3,7 +3,7 @@
 // each CTA running the cuda-decode kernel's CTA (decode::decode_cta) on one expert's GEMM.
 //
 // Algorithm (grid = N-tiles x K-splits x E: the decode plan of one expert's GEMM, its K-splits
-// planned for max(1, E / 4) such GEMMs filling the GPU together (grouped_gemm.cu), repeated for
+// planned for max(1, E / 2) such GEMMs filling the GPU together (grouped_gemm.cu), repeated for
 // every expert; one launch per round of kMaxTokens (1, 8, 16 or 32) tokens per expert, a single
 // one when the host's bound on the tokens of an expert is <= kMaxTokens):
 //  0. Launched as a programmatic dependent launch (sm_90+, dependent_launch.cuh), the CTA may
@@ -120,9 +120,16 @@ __device__ __forceinline__ bool expert_params(const Params& p, int e, decode::Pa
   return true;
 }
 
+// The kernel's launch bound: CTAs of `warps` warps that must fit an SM by registers, 24 warps in
+// all, so at most 80 registers per thread (cuda-decode's kernel takes at most 80 unbounded).
+// Unbounded, ptxas gave the 16-token w4a4 wide instance 103 (2 CTAs per SM instead of 3; bounded:
+// no spills) and the 32-token ones 86-101 (bounded: 8-20 bytes of spills).
+constexpr int min_ctas_per_sm(int warps) { return 24 / warps; }
+
 // CTAs of kWarps warps (the decode plan's); dynamic shared memory: the decode plan's smem_bytes.
 template <int kMaxTokens, bool kAFp4, int kWarps>
-__global__ void __launch_bounds__(decode::threads_of(kWarps)) grouped_gemm_kernel(const Params p) {
+__global__ void __launch_bounds__(decode::threads_of(kWarps), min_ctas_per_sm(kWarps))
+grouped_gemm_kernel(const Params p) {
   extern __shared__ uint4 smem[];
   wait_for_prerequisite_grids();
   decode::Params expert;

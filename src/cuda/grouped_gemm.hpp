@@ -19,7 +19,7 @@ inline constexpr std::int64_t kMaxGroupedExperts = 65535;  // grid z
 
 struct GroupedPlan {
   GemmProblem expert;        // one expert's GEMM at its largest chunk (M = min(bound, 32))
-  DecodePlan decode;         // the decode plan of `expert` as one of max(1, E / 4) GEMMs of the launch:
+  DecodePlan decode;         // the decode plan of `expert` as one of max(1, E / 2) GEMMs of the launch:
                              // token blocks, tiles, K-splits, smem
   std::int64_t experts = 0;  // E (grid z)
   std::int64_t max_tokens_per_expert = 0;

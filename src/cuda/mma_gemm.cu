@@ -85,10 +85,8 @@ MmaPlan plan_mma_gemm(const GemmProblem& problem) {
     plan.k_tiles = int(k_tiles);
 
     const auto kernel = kernel_for<Cfg>(problem.mode);
-    allow_dynamic_smem(reinterpret_cast<const void*>(kernel), plan.smem_bytes,
-                       fmt::format("cuda-mma: the {}x{}x{} config", Cfg::BM, Cfg::BN, Cfg::BK));
-    FP4GEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &plan.ctas_per_sm, kernel, Cfg::kThreads, std::size_t(plan.smem_bytes)));
+    plan.ctas_per_sm = resident_ctas_per_sm(reinterpret_cast<const void*>(kernel), Cfg::kThreads, plan.smem_bytes,
+                                            fmt::format("cuda-mma: the {}x{}x{} config", Cfg::BM, Cfg::BN, Cfg::BK));
     require(plan.ctas_per_sm >= 1, "cuda-mma: the {}x{}x{} config cannot be resident on this GPU",
             Cfg::BM, Cfg::BN, Cfg::BK);
 

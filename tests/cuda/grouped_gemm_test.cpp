@@ -17,6 +17,7 @@
 
 #include "check/verify.hpp"
 #include "cuda/decode_gemm.hpp"
+#include "cuda/gpu_requirement.hpp"
 #include "cuda/grouped_backend.hpp"
 #include "cuda/grouped_gemm.hpp"
 #include "cuda/kernel_checks.hpp"
@@ -146,6 +147,21 @@ TEST_F(GroupedKernelOptions, ManyExpertsShareTheKSplitsOfTheLaunch) {
   const GroupedOperands ops = random_grouped_operands(problem, seed);
   check_run(*cuda::prepare_grouped_kernel(ops, {false, std::nullopt}), ops,
             find_grouped_backend("cuda-grouped").accuracy());
+}
+
+// The plan asks the grouped kernel's own occupancy, and the kernel's launch bound (grouped_gemm.cuh:
+// min_ctas_per_sm) keeps 3 wide CTAs per SM within its registers: on sm_90 (228 KB of shared memory
+// per SM) GLM-5's gate_up experts under EP8 at 16 tokens (32 x 4096 x 6144: wide CTAs, slices of 8
+// groups, ~71 KB each) are 3 CTAs per SM in both modes, as shared memory allows. (Unbounded, the
+// w4a4 instance took 103 registers: 2 CTAs per SM.)
+TEST_F(GroupedKernelOptions, ThreeWideCtasPerSmAtSixteenTokens) {
+  if (cuda::current_device_sm() != 90) GTEST_SKIP() << "the count is of sm_90's shared memory and registers";
+  for (Mode mode : {Mode::w4a16, Mode::w4a4}) {
+    const GemmProblem expert{{16, 4096, 6144}, mode, Fp4Format::nvfp4, ScaleLayout::linear, DType::bf16};
+    const cuda::GroupedPlan plan = cuda::plan_grouped_gemm(expert, 32, 16);
+    EXPECT_EQ(plan.decode.warps, 8) << plan.describe();
+    EXPECT_EQ(plan.decode.ctas_per_sm, 3) << plan.describe();
+  }
 }
 
 // Back-to-back calls (on sm_90 programmatic dependent launches, which wait for the previous kernel

@@ -9,9 +9,10 @@
 #  3. decode_gemm_test of this tree (the planner's occupancy now comes through KernelOccupancy);
 #     the down experts (6144 x 2048) at 16 tokens; cuda-decode at 1, 16, 32 x 16384 x 6144 (its
 #     plans are unchanged: a check).
-#  4. ncu of cuda-decode 16 x 16384 x 6144 (where the kernel's time goes).
+#  4. ncu of cuda-wgmma 4096 x 6144 x 6144 w4a16 (issue 5: where v4's K-tile goes; the tree's
+#     wgmma kernel is the same in both builds).
 #  5. compute-sanitizer memcheck on grouped_gemm_test's kernel options.
-# Build: with own_occupancy.patch applied (git apply), scripts/build_carry.sh .carry/occ
+# Build: with own_occupancy.patch applied (since in the tree, RUN.md), scripts/build_carry.sh .carry/occ
 # fp4gemm_cli,decode_gemm_test,grouped_gemm_test fp4gemm tests/cuda/decode_gemm_test
 # tests/cuda/grouped_gemm_test; .carry/head: the same targets without it (packed as *.xz).
 # Call: run(command="bash bench/results/grouped_own_occupancy/run.sh", carry=[".carry/occ",
@@ -33,13 +34,11 @@ for b in fp4gemm_head fp4gemm; do
   step "${b}_decode" 30 "$B/$b" bench -m 1,16,32 -n 16384 -k 6144 --mode w4a16 \
     --backend cuda-decode,cublas-bf16 $G --json "$O/${b}_decode.json"
 done
-for m in 16; do
-  timeout 60 "$NCU" --clock-control none -k regex:decode_gemm -c 1 --section SpeedOfLight \
-    --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section SchedulerStats \
-    --section WarpStateStats --section Occupancy --section LaunchStats \
-    "$B/fp4gemm" run --backend cuda-decode -m "$m" -n 16384 -k 6144 --calls 2 > "$O/ncu_${m}x16384x6144.txt" 2>&1
-  echo "ncu $m rc=$? ${SECONDS}s"
-  grep -E "^ +(Duration|DRAM Throughput|Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|Issued Warp Per Scheduler|Eligible Warps Per Scheduler|Active Warps Per Scheduler|Achieved Occupancy|Registers Per Thread|Shared Memory Throughput|L1/TEX Hit Rate|L2 Hit Rate)" "$O/ncu_${m}x16384x6144.txt" | head -14
-  pack
-done
+timeout 90 "$NCU" --clock-control none -k regex:wgmma_gemm -c 1 --section SpeedOfLight \
+  --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section SchedulerStats \
+  --section WarpStateStats --section Occupancy --section LaunchStats --section InstructionStats \
+  "$B/fp4gemm" run --backend cuda-wgmma -m 4096 -n 6144 -k 6144 --calls 2 > "$O/ncu_wgmma_4096x6144x6144.txt" 2>&1
+echo "ncu wgmma rc=$? ${SECONDS}s"
+grep -E "^ +(Duration|DRAM Throughput|Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|Issued Warp Per Scheduler|Eligible Warps Per Scheduler|Active Warps Per Scheduler|No Eligible|Registers Per Thread|Shared Memory Throughput|L2 Hit Rate|Executed Ipc Active)" "$O/ncu_wgmma_4096x6144x6144.txt" | head -16
+pack
 sanitize memcheck options 90 "$B/grouped_gemm_test" --gtest_filter='GroupedKernelOptions.*'
