@@ -287,8 +287,9 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_l
     if (clustered.splits_in_cluster) plan = clustered;
   }
   plan.ctas_per_sm = ctas_per_sm(plan.groups_per_split);
-  require(plan.ctas_per_sm >= 1, "cuda-decode: {} B of shared memory cannot be resident on this GPU",
-          plan.smem_bytes);
+  // (The launching kernel may be cuda-grouped's: the message names the problem, not the backend.)
+  require(plan.ctas_per_sm >= 1, "{}: a decode-family CTA with {} B of shared memory cannot be resident on this GPU",
+          problem.describe(), plan.smem_bytes);
   if (plan.splits > 1 && !plan.splits_in_cluster) {
     plan.workspace_floats =
         std::size_t(plan.tiles_n) * plan.splits * decode::threads_of(plan.warps) * 4 * decode::token_blocks(plan.max_tokens);
