@@ -15,8 +15,8 @@
 #     4096 x 6144) at 16 and 32 tokens, w4a4 and w4a16, both builds; cuda-decode at 1, 8, 16, 32 x
 #     16384 x 6144, both builds (the discard: at 32 x 16384 the partials are 25 MB against 57 MB
 #     of weights and scales); ncu: DRAM bytes read and written by the w4a16 grouped kernel at 16
-#     tokens, both builds, and where its time goes with both changes (speed of light, memory,
-#     warp states); memcheck on the new test.
+#     tokens, both builds; memcheck on the new test; where that kernel's time goes with both
+#     changes (ncu: speed of light, memory, warp states).
 #  2. decode_gemm_test of the zero-row build; cuda-decode at 1, 8, 16, 32 x 16384 x 6144 and
 #     16 x 4096 / 6144 x 6144, the zero-row build against .carry/occ.
 #  3. wgmma_gemm_test of the convert-first build; cuda-wgmma at 1024, 4096 x 6144 x 6144 / 2048,
@@ -55,6 +55,8 @@ for b in fp4gemm_occ fp4gemm_deq; do
   echo "ncu bytes $b rc=$? ${SECONDS}s"
   grep -E "dram__|gpu__time|lts__" "$O/ncu_bytes_$b.txt" | head -6
 done
+pack
+sanitize memcheck dequant 40 "$B/grouped_gemm_test_deq" --gtest_filter='GroupedKernelOptions.Dequantized*'
 # Where the w4a16 grouped kernel's time goes at 16 tokens, with both changes (issue 7's open part).
 timeout 90 "$NCU" --clock-control none -k regex:grouped_gemm -c 1 --section SpeedOfLight \
   --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy --section LaunchStats \
@@ -63,7 +65,6 @@ timeout 90 "$NCU" --clock-control none -k regex:grouped_gemm -c 1 --section Spee
 echo "ncu grouped 16 deq rc=$? ${SECONDS}s"
 grep -E "Throughput|Duration|Stall|Eligible|Issued|Achieved Occupancy|Hit Rate" "$O/ncu_grouped_16_deq.txt" | head -24
 pack
-sanitize memcheck dequant 40 "$B/grouped_gemm_test_deq" --gtest_filter='GroupedKernelOptions.Dequantized*'
 gtests decode_gemm_test:150
 decode_16384 fp4gemm
 for b in fp4gemm_occ fp4gemm; do
