@@ -45,13 +45,12 @@ constexpr int kSliceSmemLimit = 48 * 1024;
 // (h200_stop15_experiments), when the kernel was issue-bound.
 constexpr int kCtasPerSmTarget = 4;
 
-// f(the kernel instance for M <= max_tokens in CTAs of `warps` warps): decode::with_tokens's
+// f(the kernel instance for M <= max_tokens in CTAs of `warps` warps): decode::with_instance's
 // choice, A staged from bf16 in both modes (w4a4: A's block values, DecodePlan::a_block_values).
 template <class F>
 decltype(auto) with_kernel(int max_tokens, int warps, F&& f) {
-  return decode::with_tokens<false>(max_tokens, warps, [&](auto tokens, auto a_fp4, auto cta_warps) {
-    return f(decode::decode_gemm_kernel<decltype(tokens)::value, decltype(a_fp4)::value,
-                                        decltype(cta_warps)::value>);
+  return decode::with_instance(max_tokens, warps, [&](auto tokens, auto cta_warps) {
+    return f(decode::decode_gemm_kernel<decltype(tokens)::value, decltype(cta_warps)::value>);
   });
 }
 
@@ -219,7 +218,7 @@ Verdict decode_can_implement(const GemmProblem& problem) {
 }
 
 Verdict decode_kernel_image_present() {
-  return kernel_image_present(reinterpret_cast<const void*>(decode::decode_gemm_kernel<8, false, decode::kNarrowWarps>),
+  return kernel_image_present(reinterpret_cast<const void*>(decode::decode_gemm_kernel<8, decode::kNarrowWarps>),
                               "cuda-decode");
 }
 

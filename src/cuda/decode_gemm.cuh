@@ -1,8 +1,8 @@
 #pragma once
 // cuda-decode kernel: D = alpha * A B^T for small M (1..32), B block-scaled FP4 (NVFP4 or
-// MXFP4, N x K, K-major), A BF16 (w4a16, and cuda-decode's w4a4: A's block values, which the
-// GPU quantizer writes next to its codes) or FP4 of B's format (kAFp4: cuda-grouped's w4a4, whose
-// A is FP4 on the device, decoded by every CTA that stages it). A decode GEMM is a
+// MXFP4, N x K, K-major), A BF16 (w4a16; cuda-decode's w4a4: A's block values, which the GPU
+// quantizer writes next to its codes or the CTA quantizes; cuda-grouped's w4a4: its FP4 A
+// dequantized by a kernel before the GEMM's, fp4_dequantize.cu). A decode GEMM is a
 // stream of weight bytes, so the kernel is built around reading B once at full bandwidth with
 // as few instructions per weight as the exact dequantization allows (notes_decode.md has the
 // budget: ~4 thread instructions per weight element at the HBM rate).
@@ -12,13 +12,12 @@
 //  0. Issue the first kStages - 1 weight groups' copies (step 2), then wait for the previous
 //     kernel of the stream (programmatic dependent launch: the CTA may start during its tail).
 //  1. Stage the K-slice of A (its M rows; fragments of rows past M are zero) into shared memory as
-//     bf16, several loads in flight per thread, dequantizing it first if it is FP4 (exact, like the
-//     weights), or (1q, cuda-decode's w4a4 when Params::a_source is set) quantizing the bf16
-//     activations of the slice in the CTA, one scale block per thread and step, into their block
-//     values (quantize_lane.cuh: the GPU quantizer's bytes), so that no quantization kernel runs
-//     before the GEMM. Each 128-k group is stored chunk-transposed (8-element chunk c = 4t + jj at
-//     unit 4jj + t, k order inside a chunk), rows padded by 64 bytes: the fragment loads of step 3
-//     are conflict-free 16-byte loads.
+//     bf16, several loads in flight per thread, or (1q, cuda-decode's w4a4 when Params::a_source
+//     is set) quantizing the bf16 activations of the slice in the CTA, one scale block per thread
+//     and step, into their block values (quantize_lane.cuh: the GPU quantizer's bytes), so that no
+//     quantization kernel runs before the GEMM. Each 128-k group is stored chunk-transposed
+//     (8-element chunk c = 4t + jj at unit 4jj + t, k order inside a chunk), rows padded by 64
+//     bytes: the fragment loads of step 3 are conflict-free 16-byte loads.
 //  2. Warp w streams rows n0 + 16w .. +15 of B through a kStages-deep shared-memory ring, one
 //     128-k group per stage. prepare() re-lays B as the ring's image: per 16 rows x 128 k a
 //     1024-byte code tile (decode_code_tile_order: lane (g, t)'s 16 code bytes of rows g and
@@ -136,7 +135,7 @@ struct Params : GemmArgs {
   bool splits_in_cluster = false;
   // Step 1q (cuda-decode's w4a4 only): if set, M x K bf16 activations that each CTA quantizes
   // (scale_2 a_scale_2) into its A slice's block values; NaN/inf is recorded in a_status as the
-  // GPU quantizer records it. Else the A slice comes from a_bf16 (or a_fp4).
+  // GPU quantizer records it. Else the A slice comes from a_bf16.
   const std::uint16_t* a_source = nullptr;
   float a_scale_2 = 1.0f;
   QuantizeStatusWords* a_status = nullptr;
@@ -194,25 +193,12 @@ __device__ __forceinline__ void for_each_item(int rows, int items_per_row, F&& f
 }
 
 // Chunk `chunk` (k = 8 chunk .. + 7 of the slice from k_begin) of A's row `row` as 8 bf16: zeros
-// for rows past M and k past the slice, FP4 A dequantized (exact, like the weights).
-template <bool kAFp4>
+// for rows past M and k past the slice.
 __device__ __forceinline__ uint4 activation_chunk(const Params& p, int row, int chunk, std::int64_t k_begin,
                                                   int slice) {
   const int k_local = chunk * 8;
   if (row >= p.m || k_local >= slice) return make_uint4(0, 0, 0, 0);  // chunks lie wholly inside K (K % 16 == 0)
-  const std::int64_t k = k_begin + k_local;
-  if constexpr (kAFp4) {
-    const std::uint32_t codes = *reinterpret_cast<const std::uint32_t*>(p.a_fp4.data + row * (p.k / 2) + k / 2);
-    const std::int64_t scale_cols = p.k / (p.mxfp4 ? 32 : 16), kb = k >> (p.mxfp4 ? 5 : 4);
-    const std::uint32_t scale =
-        mma::scale_to_bf16x2(p.mxfp4, p.a_fp4.scales[scale_offset(p.layout, row, kb, scale_cols)]);
-    uint4 v;
-    mma::e2m1x4_to_bf16(codes, scale, v.x, v.y);
-    mma::e2m1x4_to_bf16(codes >> 16, scale, v.z, v.w);
-    return v;
-  } else {
-    return *reinterpret_cast<const uint4*>(p.a_bf16 + row * p.k + k);
-  }
+  return *reinterpret_cast<const uint4*>(p.a_bf16 + row * p.k + k_begin + k_local);
 }
 
 // Stages rows 0 .. a_rows_staged - 1 of the slice (rows past M and k past the slice as zeros) with
@@ -222,7 +208,7 @@ __device__ __forceinline__ uint4 activation_chunk(const Params& p, int row, int 
 // 16 x 16384, bench/results/ncu_breakdown). Staging by cp.async instead, one commit group after
 // the first weight groups', made the kernel wait for those too: 5-33 % slower on an H100
 // (bench/results/decode_batched_staging/RUN.md).
-template <int kMaxTokens, bool kAFp4, int kThreads>
+template <int kMaxTokens, int kThreads>
 __device__ void stage_activations(const Params& p, std::uint16_t* a_tile, std::int64_t k_begin, int slice,
                                   int stride) {
   constexpr int kLoadsInFlight = 8;
@@ -233,7 +219,7 @@ __device__ void stage_activations(const Params& p, std::uint16_t* a_tile, std::i
     uint4 v[kLoadsInFlight];
 #pragma unroll
     for (int j = 0; j < kLoadsInFlight; ++j, walk.next())
-      v[j] = activation_chunk<kAFp4>(p, walk.row, walk.item, k_begin, slice);
+      v[j] = activation_chunk(p, walk.row, walk.item, k_begin, slice);
 #pragma unroll
     for (int j = 0; j < kLoadsInFlight; ++j, batch.next())
       if (batch.row < rows) *staged_unit(a_tile, batch.row, batch.item, stride) = v[j];
@@ -540,13 +526,12 @@ __device__ __forceinline__ void block_column_result(const float (&y)[4], int shi
   }
 }
 
-// kMaxTokens: the instance (M <= kMaxTokens: 1, 8, 16 or 32). kAFp4: A is FP4 (p.a_fp4), else bf16
-// (p.a_bf16). kMxfp4: the format (p.mxfp4), a template parameter so that the group loop is one basic
-// block. kDecodeKernel: cuda-decode's own kernel, whose launch may be in clusters (step 4',
+// kMaxTokens: the instance (M <= kMaxTokens: 1, 8, 16 or 32). kMxfp4: the format (p.mxfp4), a
+// template parameter so that the group loop is one basic block. kDecodeKernel: cuda-decode's own kernel, whose launch may be in clusters (step 4',
 // p.splits_in_cluster decides) and whose w4a4 A may be quantized in the CTA (step 1q, p.a_source
 // decides); cuda-grouped's kernel does neither and carries no code (nor registers) of either.
 // kWarps: the CTA's warps (kNarrowWarps or kWideWarps).
-template <int kMaxTokens, bool kAFp4, bool kDecodeKernel, bool kMxfp4, int kWarps>
+template <int kMaxTokens, bool kDecodeKernel, bool kMxfp4, int kWarps>
 __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord cta, std::uint16_t* a_tile) {
   constexpr int MT = token_blocks(kMaxTokens), kThreads = threads_of(kWarps);
   static_assert(MT >= 1 && MT <= kMaxTokenBlocks, "1..32 tokens");
@@ -596,7 +581,7 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
   if (kDecodeKernel && p.a_source)
     stage_quantized_activations<kMaxTokens, kFormat, kThreads>(p, a_tile, k_begin, slice, stride);
   else
-    stage_activations<kMaxTokens, kAFp4, kThreads>(p, a_tile, k_begin, slice, stride);
+    stage_activations<kMaxTokens, kThreads>(p, a_tile, k_begin, slice, stride);
   int shift = 0;  // the block-column instance's A slice is staged times 2^shift
   if constexpr (block_columns(kMaxTokens)) shift = shift_activations<kWarps>(a_tile, groups * (kGroupK / 8), stride);
   __syncthreads();  // the A slice
@@ -661,52 +646,44 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
 // `cta` names the rows tile (B rows 16 kWarps tile ..) and the K-slice; a caller that runs several
 // GEMMs in one launch (grouped) passes each GEMM's Params with its own pointers, workspace and
 // counters.
-template <int kMaxTokens, bool kAFp4, int kWarps, bool kDecodeKernel = false>
+template <int kMaxTokens, int kWarps, bool kDecodeKernel = false>
 __device__ __forceinline__ void decode_cta(const Params& p, CtaCoord cta, std::uint16_t* a_tile) {
   if (p.mxfp4)
-    decode_cta_of_format<kMaxTokens, kAFp4, kDecodeKernel, true, kWarps>(p, cta, a_tile);
+    decode_cta_of_format<kMaxTokens, kDecodeKernel, true, kWarps>(p, cta, a_tile);
   else
-    decode_cta_of_format<kMaxTokens, kAFp4, kDecodeKernel, false, kWarps>(p, cta, a_tile);
+    decode_cta_of_format<kMaxTokens, kDecodeKernel, false, kWarps>(p, cta, a_tile);
 }
 
 // ------------------------------------------------------------------ the kernel
 // grid = N-tiles x K-splits of threads_of(kWarps) threads; dynamic shared memory
 // smem_bytes(a_rows_staged, groups_per_split, format, kWarps).
-template <int kMaxTokens, bool kAFp4, int kWarps>
+template <int kMaxTokens, int kWarps>
 __global__ void __launch_bounds__(threads_of(kWarps)) decode_gemm_kernel(const Params p) {
   extern __shared__ uint4 smem[];
-  decode_cta<kMaxTokens, kAFp4, kWarps, true>(p, CtaCoord{int(blockIdx.x), int(blockIdx.y), int(gridDim.y)},
-                                              reinterpret_cast<std::uint16_t*>(smem));
+  decode_cta<kMaxTokens, kWarps, true>(p, CtaCoord{int(blockIdx.x), int(blockIdx.y), int(gridDim.y)},
+                                       reinterpret_cast<std::uint16_t*>(smem));
 }
 
 // ------------------------------------------------------------------ the instances
-// The instances of decode_cta a launcher picks from (M <= 1, 8, 16 or 32: max_tokens_for(M);
-// A staged from FP4 or from bf16; CTAs of 4 or 8 warps): calls f(std::integral_constant<int,
-// kMaxTokens>, std::bool_constant<kAFp4>, std::integral_constant<int, kWarps>). Host code; the
-// launchers of cuda-decode and cuda-grouped pass each their own kernel. with_tokens fixes A's form
-// at compile time (cuda-decode always stages bf16, so no FP4-staging kernel of it is compiled);
-// with_instance picks it at run time (cuda-grouped). The wide CTAs (`warps` = kWideWarps) exist
-// for the 16- and 32-token instances only; the planner asks for them only there
-// (plan_decode_gemm).
-template <bool kAFp4, class F>
-decltype(auto) with_tokens(int max_tokens, int warps, F&& f) {
-  const std::bool_constant<kAFp4> a_fp4;
+// The instances of decode_cta a launcher picks from (M <= 1, 8, 16 or 32: max_tokens_for(M); CTAs
+// of 4 or 8 warps): calls f(std::integral_constant<int, kMaxTokens>, std::integral_constant<int,
+// kWarps>). Host code; the launchers of cuda-decode and cuda-grouped pass each their own kernel.
+// The wide CTAs (`warps` = kWideWarps) exist for the 16- and 32-token instances only; the planner
+// asks for them only there (plan_decode_gemm).
+template <class F>
+decltype(auto) with_instance(int max_tokens, int warps, F&& f) {
   const std::integral_constant<int, kNarrowWarps> narrow;
   const std::integral_constant<int, kWideWarps> wide;
   switch (max_tokens) {
-    case 1: return f(std::integral_constant<int, 1>{}, a_fp4, narrow);
-    case 8: return f(std::integral_constant<int, 8>{}, a_fp4, narrow);
+    case 1: return f(std::integral_constant<int, 1>{}, narrow);
+    case 8: return f(std::integral_constant<int, 8>{}, narrow);
     case 16:
-      return warps == kWideWarps ? f(std::integral_constant<int, 16>{}, a_fp4, wide)
-                                 : f(std::integral_constant<int, 16>{}, a_fp4, narrow);
+      return warps == kWideWarps ? f(std::integral_constant<int, 16>{}, wide)
+                                 : f(std::integral_constant<int, 16>{}, narrow);
     default:
-      return warps == kWideWarps ? f(std::integral_constant<int, 8 * kMaxTokenBlocks>{}, a_fp4, wide)
-                                 : f(std::integral_constant<int, 8 * kMaxTokenBlocks>{}, a_fp4, narrow);
+      return warps == kWideWarps ? f(std::integral_constant<int, 8 * kMaxTokenBlocks>{}, wide)
+                                 : f(std::integral_constant<int, 8 * kMaxTokenBlocks>{}, narrow);
   }
-}
-template <class F>
-decltype(auto) with_instance(bool a_fp4, int max_tokens, int warps, F&& f) {
-  return a_fp4 ? with_tokens<true>(max_tokens, warps, f) : with_tokens<false>(max_tokens, warps, f);
 }
 
 }  // namespace fp4gemm::cuda::decode

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 
 #include "cuda/device_gemm_run.hpp"
@@ -58,6 +59,8 @@ class GroupedKernelRun final : public DeviceGemmRun {
     if (p.mode == Mode::w4a4) {
       a_data_ = DeviceBuffer<std::uint8_t>(stacked(ops, [](const GemmOperands& x) -> const auto& { return x.a_fp4.data; }));
       a_scales_ = DeviceBuffer<std::uint8_t>(stacked(ops, [](const GemmOperands& x) -> const auto& { return x.a_fp4.scales; }));
+      // At least one element: the launcher requires the scratch even where no expert has tokens.
+      a_dequantized_ = DeviceBuffer<std::uint16_t>(std::size_t(std::max<std::int64_t>(1, p.total_tokens() * p.k)));
     } else {
       a_bf16_ = DeviceBuffer<std::uint16_t>(a_bf16);
     }
@@ -70,7 +73,7 @@ class GroupedKernelRun final : public DeviceGemmRun {
     counters_.fill_bytes(0, stream());
     status_.fill_bytes(0, stream());
     pointers_ = {b_data_.get(), b_scale_tiles_.get(), alphas_.get(), a_data_.get(), a_scales_.get(),
-                 a_bf16_.get(),
+                 a_dequantized_.get(), a_bf16_.get(),
                  options.offsets_int64 ? static_cast<const void*>(offsets64_.get()) : offsets32_.get(),
                  options.offsets_int64, output_ptr(), workspace_.get(), counters_.get(), status_.get()};
   }
@@ -90,7 +93,7 @@ class GroupedKernelRun final : public DeviceGemmRun {
  private:
   GroupedPlan plan_;
   DeviceBuffer<std::uint8_t> b_data_, b_scale_tiles_, a_data_, a_scales_;
-  DeviceBuffer<std::uint16_t> a_bf16_;
+  DeviceBuffer<std::uint16_t> a_bf16_, a_dequantized_;
   DeviceBuffer<float> alphas_;
   DeviceBuffer<std::int32_t> offsets32_;
   DeviceBuffer<std::int64_t> offsets64_;

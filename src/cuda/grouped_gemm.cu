@@ -4,8 +4,12 @@
 // planner (kernel instance, N-tiles, K-splits, shared memory; with the grouped kernel's occupancy)
 // as one of experts / kExpertShareDivisor GEMMs in the launch, and the grid repeats it for every
 // expert (grid z).
-// Bounds above 32 take ceil(bound / 32) rounds (launches). Each launch is a programmatic dependent
-// launch on sm_90+ (the kernel waits for the previous one before reading anything).
+// Bounds above 32 take ceil(bound / 32) rounds (launches). w4a4 first dequantizes the experts' FP4
+// activations into bf16 scratch (one small kernel, fp4_dequantize.cu), once per call: when every
+// CTA decoded its own A slice, each slice was decoded by every N-tile of its expert (32 times for
+// GLM-5's gate_up experts), and the staging code took the 16-token instance to 103 registers.
+// Each launch is a programmatic dependent launch on sm_90+ (each kernel waits for the previous one
+// before reading anything).
 #include "cuda/grouped_gemm.hpp"
 
 #include <fmt/format.h>
@@ -14,6 +18,7 @@
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/dependent_launch.cuh"
+#include "cuda/fp4_dequantize.hpp"
 #include "cuda/gpu_requirement.hpp"
 #include "cuda/grouped_gemm.cuh"
 
@@ -31,13 +36,12 @@ namespace {
 // (bench/results/h200_decode_v8, h200_decode_fixed_cost).
 constexpr std::int64_t kExpertShareDivisor = 2;
 
-// f(the kernel instance for M <= max_tokens in `mode`, CTAs of `warps` warps): decode::with_instance's
-// choice.
+// f(the kernel instance for M <= max_tokens, CTAs of `warps` warps): decode::with_instance's choice
+// (A is bf16 in both modes).
 template <class F>
-decltype(auto) with_kernel(Mode mode, int max_tokens, int warps, F&& f) {
-  return decode::with_instance(mode == Mode::w4a4, max_tokens, warps, [&](auto tokens, auto a_fp4, auto cta_warps) {
-    return f(grouped::grouped_gemm_kernel<decltype(tokens)::value, decltype(a_fp4)::value,
-                                          decltype(cta_warps)::value>);
+decltype(auto) with_kernel(int max_tokens, int warps, F&& f) {
+  return decode::with_instance(max_tokens, warps, [&](auto tokens, auto cta_warps) {
+    return f(grouped::grouped_gemm_kernel<decltype(tokens)::value, decltype(cta_warps)::value>);
   });
 }
 
@@ -50,7 +54,7 @@ std::string GroupedPlan::describe() const {
 
 Verdict grouped_kernel_image_present() {
   return kernel_image_present(
-      reinterpret_cast<const void*>(grouped::grouped_gemm_kernel<8, false, decode::kNarrowWarps>), "cuda-grouped");
+      reinterpret_cast<const void*>(grouped::grouped_gemm_kernel<8, decode::kNarrowWarps>), "cuda-grouped");
 }
 
 GroupedPlan plan_grouped_gemm(const GemmProblem& expert, std::int64_t experts,
@@ -63,7 +67,7 @@ GroupedPlan plan_grouped_gemm(const GemmProblem& expert, std::int64_t experts,
   plan.expert.shape.m = std::clamp<std::int64_t>(max_tokens_per_expert, 1, kDecodeMaxM);
   // The planner asks the grouped kernel's own occupancy (its registers are not cuda-decode's).
   const KernelOccupancy occupancy = [&](int max_tokens, int warps, int smem_bytes) {
-    return with_kernel(expert.mode, max_tokens, warps, [&](auto kernel) {
+    return with_kernel(max_tokens, warps, [&](auto kernel) {
       return resident_ctas_per_sm(reinterpret_cast<const void*>(kernel), decode::threads_of(warps), smem_bytes,
                                   "cuda-grouped");
     });
@@ -81,19 +85,23 @@ GroupedPlan plan_grouped_gemm(const GemmProblem& expert, std::int64_t experts,
 
 void launch_grouped_gemm(const GroupedPlan& plan, const GroupedPointers& ptr, cudaStream_t stream) {
   const GemmProblem& e = plan.expert;
+  const bool w4a4 = e.mode == Mode::w4a4;
+  if (w4a4) {
+    require(ptr.a_dequantized != nullptr, "cuda-grouped: w4a4 needs GroupedPointers::a_dequantized (T_total x K bf16)");
+    dequantize_grouped_fp4_to_bf16(ptr.a_data, ptr.a_scales, e.format, e.scale_layout, ptr.expert_offsets,
+                                   ptr.offsets_int64, int(plan.experts), plan.max_tokens_per_expert, e.shape.k,
+                                   ptr.a_dequantized, stream);
+  }
   grouped::Params p;
   KernelPointers base;  // the pointers of expert 0 and row 0; the kernel offsets them per expert
   base.b_data = ptr.b_data;
-  base.a_data = ptr.a_data;
-  base.a_scales = ptr.a_scales;
-  base.a_bf16 = ptr.a_bf16;
+  base.a_bf16 = w4a4 ? ptr.a_dequantized : ptr.a_bf16;
   base.out = ptr.out;
   base.workspace = ptr.workspace;
   base.counters = ptr.counters;
   static_cast<GemmArgs&>(p.base) = gemm_args(e, base);
   p.base.groups_per_split = plan.decode.groups_per_split;
-  p.offsets = ptr.expert_offsets;
-  p.offsets_int64 = ptr.offsets_int64;
+  p.offsets = {ptr.expert_offsets, ptr.offsets_int64};
   p.alphas = ptr.alphas;
   p.base.scale_tiles = ptr.b_scale_tiles;
   p.b_expert_code_tile_bytes = code_tiles_bytes(e.shape.n, e.shape.k, *plan.decode.b_form.code_tile_order);
@@ -104,7 +112,7 @@ void launch_grouped_gemm(const GroupedPlan& plan, const GroupedPointers& ptr, cu
   p.rounds = plan.rounds;
   p.status = ptr.status;
   const dim3 grid(unsigned(plan.decode.tiles_n), unsigned(plan.decode.splits), unsigned(plan.experts));
-  with_kernel(e.mode, plan.decode.max_tokens, plan.decode.warps, [&](auto kernel) {
+  with_kernel(plan.decode.max_tokens, plan.decode.warps, [&](auto kernel) {
     for (int round = 0; round < plan.rounds; ++round) {
       p.round = round;
       launch_kernel(kernel, grid, decode::threads_of(plan.decode.warps), plan.decode.smem_bytes,

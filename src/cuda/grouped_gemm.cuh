@@ -17,27 +17,25 @@
 //     rows past the chunk (more tokens than the host's bound) records e + 1 in *status
 //     (atomicMax) instead of being computed silently wrong.
 //  2. Build expert e's decode::Params from the launch's base pointers: B's re-laid codes and
-//     scales of expert e (e times one expert's code and scale tiles), A and D rows of the chunk, alpha_e, and
-//     expert e's own split-K workspace and counters (concurrent experts never share a counter;
-//     successive rounds are separate launches, so they may reuse them). A's FP4 scales (w4a4):
-//     linear, the chunk's first row times the scale columns; swizzled, the start of expert e's
-//     block (the 128-padded counts of the experts before it, summed by the CTA from the
-//     offsets) plus the chunk's row part (exact because kMaxTokens divides 32: see the
-//     static_assert).
-//  3. decode::decode_cta<kMaxTokens, kAFp4> computes the (N-tile, K-slice) tile of that GEMM.
+//     scales of expert e (e times one expert's code and scale tiles), A (bf16: w4a16's, or w4a4's
+//     FP4 activations dequantized once per call by the kernel before this one, fp4_dequantize.cu)
+//     and D rows of the chunk, alpha_e, and expert e's own split-K workspace and counters
+//     (concurrent experts never share a counter; successive rounds are separate launches, so they
+//     may reuse them).
+//  3. decode::decode_cta<kMaxTokens> computes the (N-tile, K-slice) tile of that GEMM.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
 #include "cuda/decode_gemm.cuh"
+#include "cuda/expert_offsets.cuh"
 
 namespace fp4gemm::cuda::grouped {
 
 struct Params {
   decode::Params base;                 // shapes, formats, groups_per_split; pointers of expert 0,
                                        // row 0 (m unused)
-  const void* offsets = nullptr;       // E + 1 first rows, int32 or int64
-  bool offsets_int64 = false;
+  ExpertOffsets offsets;
   const float* alphas = nullptr;       // E: alpha * scale_2(A) * scale_2(B_e)
   std::int64_t b_expert_code_tile_bytes = 0;    // one expert's re-laid codes (code_tiles_bytes)
   std::int64_t b_expert_scale_tile_bytes = 0;   // one expert's re-laid scales (scale_tiles_bytes)
@@ -47,49 +45,12 @@ struct Params {
   int* status = nullptr;               // 0, or 1 + an expert with more tokens than the rounds hold
 };
 
-// Step 2's swizzled A-scale split: for a chunk starting at row r0 (a multiple of `chunk`, which
-// divides 32), scale_offset(r0 + r, kb) = scale_offset(r0, 0) + scale_offset(r, kb), r < chunk.
-constexpr bool chunk_scale_offsets_separate() {
-  for (std::int64_t chunk : {1, 8, 16, 32})
-    for (std::int64_t cols : {1, 3, 4, 9})
-      for (std::int64_t r0 = 0; r0 < 384; r0 += chunk)
-        for (std::int64_t r = 0; r < chunk; ++r)
-          for (std::int64_t kb = 0; kb < cols; ++kb)
-            if (swizzled_offset(r0 + r, kb, cols) != swizzled_offset(r0, 0, cols) + swizzled_offset(r, kb, cols))
-              return false;
-  return true;
-}
-static_assert(chunk_scale_offsets_separate(), "chunks of kMaxTokens rows must not straddle a 32-row group");
-static_assert(32 % (8 * decode::kMaxTokenBlocks) == 0, "kMaxTokens must divide 32");
-
-__device__ __forceinline__ std::int64_t load_offset(const Params& p, std::int64_t i) {
-  return p.offsets_int64 ? static_cast<const std::int64_t*>(p.offsets)[i]
-                         : std::int64_t(static_cast<const std::int32_t*>(p.offsets)[i]);
-}
-
-// Sum over experts j < e of M_j rounded up to 128: the first row of expert e's swizzled A-scale
-// block. Every thread of the CTA (kThreads) calls it (two barriers).
-template <int kThreads>
-__device__ std::int64_t padded_rows_before(const Params& p, int e) {
-  __shared__ unsigned long long total;
-  if (threadIdx.x == 0) total = 0;
-  __syncthreads();
-  unsigned long long mine = 0;
-  for (int j = int(threadIdx.x); j < e; j += kThreads)
-    mine += static_cast<unsigned long long>(round_up(load_offset(p, j + 1) - load_offset(p, j), 128));
-#pragma unroll
-  for (int d = 16; d > 0; d /= 2) mine += __shfl_down_sync(0xFFFFFFFFu, mine, d);
-  if (threadIdx.x % 32 == 0 && mine != 0) atomicAdd(&total, mine);
-  __syncthreads();
-  return std::int64_t(total);
-}
-
-// Steps 1-2: expert e's Params for this round's chunk, or false when the chunk is empty (every
-// thread of the CTA of kWarps warps calls it).
-template <int kMaxTokens, bool kAFp4, int kWarps>
+// Steps 1-2: expert e's Params for this round's chunk, or false when the chunk is empty (the same
+// answer in every thread of the CTA).
+template <int kMaxTokens>
 __device__ __forceinline__ bool expert_params(const Params& p, int e, decode::Params& x) {
   constexpr int kChunk = kMaxTokens;
-  const std::int64_t first = load_offset(p, e), end = load_offset(p, e + 1);
+  const std::int64_t first = p.offsets[e], end = p.offsets[e + 1];
   const std::int64_t row0 = first + std::int64_t(p.round) * kChunk;  // the chunk's first row
   if (p.round == p.rounds - 1 && row0 + kChunk < end && threadIdx.x == 0 && blockIdx.x == 0 &&
       blockIdx.y == 0)
@@ -98,21 +59,9 @@ __device__ __forceinline__ bool expert_params(const Params& p, int e, decode::Pa
 
   x = p.base;
   x.m = end - row0 < kChunk ? end - row0 : kChunk;
-  const std::int64_t k = x.k, scale_cols = k / (x.mxfp4 ? 32 : 16);
   x.b.data += std::int64_t(e) * p.b_expert_code_tile_bytes;
   x.scale_tiles += std::int64_t(e) * p.b_expert_scale_tile_bytes;
-  if constexpr (kAFp4) {
-    x.a_fp4.data += row0 * (k / 2);
-    if (x.layout == ScaleLayout::linear) {
-      x.a_fp4.scales += row0 * scale_cols;
-    } else {
-      x.a_fp4.scales += padded_rows_before<decode::threads_of(kWarps)>(p, e) * round_up(scale_cols, 4) +
-                        swizzled_offset(row0 - first, 0, scale_cols);
-    }
-    x.a_fp4.scale_bytes = scale_bytes(x.layout, x.m, scale_cols);
-  } else {
-    x.a_bf16 += row0 * k;
-  }
+  x.a_bf16 += row0 * x.k;
   x.out = static_cast<char*>(x.out) + row0 * x.n * dtype_bytes(x.out_dtype);
   x.alpha = p.alphas[e];
   x.workspace += std::int64_t(e) * p.workspace_expert_floats;
@@ -122,19 +71,21 @@ __device__ __forceinline__ bool expert_params(const Params& p, int e, decode::Pa
 
 // The kernel's launch bound: CTAs of `warps` warps that must fit an SM by registers, 24 warps in
 // all, so at most 80 registers per thread (cuda-decode's kernel takes at most 80 unbounded).
-// Unbounded, ptxas gave the 16-token w4a4 wide instance 103 (2 CTAs per SM instead of 3; bounded:
-// no spills) and the 32-token ones 86-101 (bounded: 8-20 bytes of spills).
+// Unbounded, ptxas (sm_90a) gives the 32-token instances 86 (2 wide CTAs per SM instead of 3;
+// bounded: 8 bytes of spills; measured in bench/results/grouped_own_occupancy, 384 -> 337 us at
+// 32 tokens per expert) and the others 72-79. (Before w4a4's A was dequantized by a kernel of its
+// own, the FP4 staging took the 16-token wide instance to 103.)
 constexpr int min_ctas_per_sm(int warps) { return 24 / warps; }
 
 // CTAs of kWarps warps (the decode plan's); dynamic shared memory: the decode plan's smem_bytes.
-template <int kMaxTokens, bool kAFp4, int kWarps>
+template <int kMaxTokens, int kWarps>
 __global__ void __launch_bounds__(decode::threads_of(kWarps), min_ctas_per_sm(kWarps))
 grouped_gemm_kernel(const Params p) {
   extern __shared__ uint4 smem[];
   wait_for_prerequisite_grids();
   decode::Params expert;
-  if (!expert_params<kMaxTokens, kAFp4, kWarps>(p, int(blockIdx.z), expert)) return;
-  decode::decode_cta<kMaxTokens, kAFp4, kWarps>(
+  if (!expert_params<kMaxTokens>(p, int(blockIdx.z), expert)) return;
+  decode::decode_cta<kMaxTokens, kWarps>(
       expert, decode::CtaCoord{int(blockIdx.x), int(blockIdx.y), int(gridDim.y)}, reinterpret_cast<std::uint16_t*>(smem));
 }
 

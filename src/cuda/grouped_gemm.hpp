@@ -36,6 +36,8 @@ struct GroupedPointers {
   const float* alphas = nullptr;           // [E]
   const std::uint8_t* a_data = nullptr;    // w4a4: [T_total, K/2]
   const std::uint8_t* a_scales = nullptr;  // w4a4: the experts' scale blocks
+  std::uint16_t* a_dequantized = nullptr;  // w4a4: [T_total, K] bf16 scratch, A's values (each call
+                                           // writes it before the GEMM reads it)
   const std::uint16_t* a_bf16 = nullptr;   // w4a16: [T_total, K]
   const void* expert_offsets = nullptr;    // [E + 1], int32 or int64
   bool offsets_int64 = false;
@@ -51,9 +53,9 @@ struct GroupedPointers {
 // E < 1 or above the grid's 65535, or a negative bound.
 GroupedPlan plan_grouped_gemm(const GemmProblem& expert, std::int64_t experts,
                               std::int64_t max_tokens_per_expert, CtaWidth cta_width = CtaWidth::by_tile_count);
-// Enqueues plan.rounds launches on `stream`. Afterwards *status is 0, or 1 + the index of an
-// expert that had more than max_tokens_per_expert tokens (its rows past the bound are not
-// written).
+// Enqueues plan.rounds launches on `stream` (w4a4: after the dequantization of A into
+// a_dequantized). Afterwards *status is 0, or 1 + the index of an expert that had more than
+// max_tokens_per_expert tokens (its rows past the bound are not written).
 void launch_grouped_gemm(const GroupedPlan& plan, const GroupedPointers& pointers, cudaStream_t stream);
 // Whether this build holds machine code of the grouped kernels for the current device.
 Verdict grouped_kernel_image_present();

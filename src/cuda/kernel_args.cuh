@@ -117,9 +117,22 @@ __device__ __forceinline__ float4 sum_in_split_order(int count, Load&& load) {
   return sum;
 }
 
-// The partials first[s * stride], s = 0 .. count-1, in global memory (L2: other CTAs stored them).
+// The partials first[s * stride], s = 0 .. count-1, in global memory (L2: other CTAs stored them),
+// summed by the one CTA that owes the sum; they are dead afterwards, so their L2 lines are then
+// discarded (discard.global.L2, sm_80+) instead of being written back to DRAM when evicted: a
+// dirty line costs a DRAM write, and for GLM-5's gate_up experts at 16 tokens (6 K-slices) the
+// partials are 50 MB per call against 453 MB of weights. The lanes of a warp must call it together
+// with consecutive lanes' `first` consecutive float4s (the split-K layouts of cuda-decode,
+// cuda-mma and cuda-wgmma): a line is discarded by the lane whose float4 starts it, when the
+// other 7 float4s of the line are those of the 7 lanes after it (so every reader of the line has
+// its values: __syncwarp orders their loads before the discard).
 __device__ __forceinline__ float4 sum_partials(const float4* first, std::int64_t stride, int count) {
-  return sum_in_split_order(count, [&](int s) { return __ldcg(first + std::int64_t(s) * stride); });
+  const float4 sum = sum_in_split_order(count, [&](int s) { return __ldcg(first + std::int64_t(s) * stride); });
+  __syncwarp();
+  if (reinterpret_cast<std::uintptr_t>(first) % 128 == 0 && threadIdx.x % 32 % 8 == 0)
+    for (int s = 0; s < count; ++s)
+      asm volatile("discard.global.L2 [%0], 128;\n" ::"l"(first + std::int64_t(s) * stride) : "memory");
+  return sum;
 }
 
 }  // namespace fp4gemm::cuda

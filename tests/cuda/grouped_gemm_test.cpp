@@ -6,7 +6,7 @@
 // backend's accuracy bound, not all zero, and the same bits on a second run. Also: int64
 // offsets, a bound above the counts (extra rounds with nothing to do), an expert over the
 // bound reported by name, 16 experts whose K-splits are planned together, wide CTAs of 8 warps,
-// and back-to-back calls (dependent launches).
+// back-to-back calls (dependent launches), and w4a4's dequantization of A (its first kernel) alone.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -17,6 +17,8 @@
 
 #include "check/verify.hpp"
 #include "cuda/decode_gemm.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/fp4_dequantize.hpp"
 #include "cuda/gpu_requirement.hpp"
 #include "cuda/grouped_backend.hpp"
 #include "cuda/grouped_gemm.hpp"
@@ -25,6 +27,7 @@
 #include "scoped_env.hpp"
 #include "fp4gemm/device.hpp"
 #include "fp4gemm/error.hpp"
+#include "fp4gemm/codecs.hpp"
 #include "fp4gemm/grouped.hpp"
 
 namespace fp4gemm {
@@ -153,7 +156,7 @@ TEST_F(GroupedKernelOptions, ManyExpertsShareTheKSplitsOfTheLaunch) {
 // min_ctas_per_sm) keeps 3 wide CTAs per SM within its registers: on sm_90 (228 KB of shared memory
 // per SM) GLM-5's gate_up experts under EP8 at 16 tokens (32 x 4096 x 6144: wide CTAs, slices of 8
 // groups, ~71 KB each) are 3 CTAs per SM in both modes, as shared memory allows. (Unbounded, the
-// w4a4 instance took 103 registers: 2 CTAs per SM.)
+// w4a4 instance took 103 registers, 2 CTAs per SM, while it staged its FP4 A itself.)
 TEST_F(GroupedKernelOptions, ThreeWideCtasPerSmAtSixteenTokens) {
   if (cuda::current_device_sm() != 90) GTEST_SKIP() << "the count is of sm_90's shared memory and registers";
   for (Mode mode : {Mode::w4a16, Mode::w4a4}) {
@@ -162,6 +165,52 @@ TEST_F(GroupedKernelOptions, ThreeWideCtasPerSmAtSixteenTokens) {
     EXPECT_EQ(plan.decode.warps, 8) << plan.describe();
     EXPECT_EQ(plan.decode.ctas_per_sm, 3) << plan.describe();
   }
+}
+
+// The w4a4 path's first kernel alone (fp4_dequantize.hpp): the experts' FP4 activations, each
+// expert's scales a block of its own (swizzled: on a 128-row boundary), dequantized into T_total x
+// K bf16 are, bit for bit, every expert's block values (exact: E2M1 x block scale fits bf16). Both
+// formats and layouts, int32 and int64 offsets, counts 0, 1, 130 (past one 128-row scale block)
+// and 17, a bound of 8 (rows past it are written too), K of 3 blocks (a partial chunk block), the
+// output poisoned.
+TEST_F(GroupedKernelOptions, DequantizedActivationsAreTheBlockValues) {
+  for (Fp4Format format : {Fp4Format::nvfp4, Fp4Format::mxfp4})
+    for (ScaleLayout layout : {ScaleLayout::linear, ScaleLayout::swizzled})
+      for (bool int64 : {false, true}) {
+        const std::uint64_t seed = test::fresh_seed();
+        const GroupedProblem problem =
+            grouped_of({Mode::w4a4, format, layout, DType::bf16}, {0, 1, 130, 17}, 64, 3 * block_size(format));
+        SCOPED_TRACE(fmt::format("{} offsets {} seed {}", problem.describe(), int64 ? "int64" : "int32", seed));
+        const GroupedOperands ops = random_grouped_operands(problem, seed);
+        std::vector<std::uint8_t> data, scales;
+        std::vector<float> expected;
+        for (const GemmOperands& expert : ops.experts) {
+          data.insert(data.end(), expert.a_fp4.data.begin(), expert.a_fp4.data.end());
+          scales.insert(scales.end(), expert.a_fp4.scales.begin(), expert.a_fp4.scales.end());
+          const std::vector<float> values = block_values(expert.a_fp4);
+          expected.insert(expected.end(), values.begin(), values.end());
+        }
+        const std::vector<std::int64_t> offsets = problem.offsets();
+        const cuda::DeviceBuffer<std::uint8_t> data_d(data), scales_d(scales);
+        const cuda::DeviceBuffer<std::int64_t> offsets64(offsets);
+        const cuda::DeviceBuffer<std::int32_t> offsets32(std::vector<std::int32_t>(offsets.begin(), offsets.end()));
+        cuda::DeviceBuffer<std::uint16_t> out(expected.size());
+        out.fill_bytes(0xFF);  // NaN in bf16
+        cuda::dequantize_grouped_fp4_to_bf16(data_d.get(), scales_d.get(), format, layout,
+                                             int64 ? static_cast<const void*>(offsets64.get()) : offsets32.get(),
+                                             int64, int(problem.experts()), 8, problem.k, out.get(), nullptr);
+        const std::vector<std::uint16_t> got = out.download();
+        ASSERT_EQ(got.size(), expected.size());
+        int mismatches = 0, nonzero = 0;
+        for (std::size_t i = 0; i < got.size(); ++i) {
+          nonzero += got[i] != 0 && got[i] != 0x8000;
+          if (bf16_to_float(got[i]) != expected[i] && mismatches++ < 3)
+            ADD_FAILURE() << fmt::format("element {} (row {}, k {}): {} (bits {:#06x}), expected {}", i,
+                                         i / problem.k, i % problem.k, bf16_to_float(got[i]), got[i], expected[i]);
+        }
+        EXPECT_EQ(mismatches, 0);
+        EXPECT_GT(nonzero, 0) << "output is all zeros";
+      }
 }
 
 // Back-to-back calls (on sm_90 programmatic dependent launches, which wait for the previous kernel

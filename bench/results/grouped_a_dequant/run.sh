@@ -27,6 +27,8 @@
 #   .carry/zero 4850f0f + zero_row.patch: the same;
 #   .carry/wg   .carry/zero's tree + wgmma_convert_first.patch: wgmma_gemm_test;
 #   .carry/deq  4850f0f + grouped_a_dequant.patch + discard_partials.patch: grouped_gemm_test.
+# (Run in stop 33; both patches were then adopted and removed from this folder: they are in the
+# history, e.g. `git show be98e3b:bench/results/grouped_a_dequant/grouped_a_dequant.patch`.)
 # Call: run(command="bash bench/results/grouped_a_dequant/run.sh", carry=[".carry/occ", ".carry/zero",
 # ".carry/wg", ".carry/deq"]); files in $OUT/s31.tgz.
 source scripts/device_prelude.sh s31 .carry/zero .carry/occ=occ .carry/wg=wg .carry/deq=deq || exit 1
