@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Where w4a4's extra time goes at the small decode shapes (../decode_status_s33: 1.2-3.9 us over
+# w4a16 at N = 768, 512, 256 x K = 6144 and 6144 x 768): each kernel of one cuda-decode call timed
+# alone under ncu (gpu__time_duration, kernels serialized: no dependent-launch overlap), w4a4 (the
+# quantizer kernel, then the GEMM; at M = 1 the GEMM quantizes in itself) and w4a16 (the GEMM).
+# Build: .carry/v33 (../grouped_a_dequant/verify.sh).
+# Call: run(command="bash bench/results/w4a4_small_split/run.sh", carry=[".carry/v33"]);
+# files in $OUT/s33_split.tgz.
+source scripts/device_prelude.sh s33_split .carry/v33 || exit 1
+for shape in "2 768 6144" "16 768 6144" "16 256 6144" "16 6144 768" "1 768 6144"; do
+  set -- $shape
+  for mode in w4a4 w4a16; do
+    f="$O/ncu_${1}x${2}x${3}_${mode}.txt"
+    timeout 40 "$NCU" --clock-control none --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size \
+      "$B/fp4gemm" run --backend cuda-decode -m "$1" -n "$2" -k "$3" --mode "$mode" --calls 3 > "$f" 2>&1
+    echo "== ${1}x${2}x${3} $mode rc=$? ${SECONDS}s"
+    grep -E "^  [a-z_:<>, 0-9A-Z]+\(|gpu__time_duration|launch__grid_size" "$f" | sed 's/^ *//' | cut -c1-110 | tail -12
+  done
+  pack
+done
