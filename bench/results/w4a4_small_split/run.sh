@@ -18,3 +18,14 @@ for shape in "2 768 6144" "16 768 6144" "16 256 6144" "16 6144 768" "1 768 6144"
   done
   pack
 done
+# cuda-wgmma v4 (the tree's) at 4096 x 6144 x 6144: stall reasons per SASS instruction, which load
+# the long-scoreboard stalls of ../decode_zero_row's convert-first kernel waited on
+# (notes_wgmma.md v5, "Next").
+timeout 120 "$NCU" --clock-control none -k regex:wgmma_gemm -c 1 --section WarpStateStats --section SourceCounters \
+  -o "$O/wgmma_v4" "$B/fp4gemm" run --backend cuda-wgmma -m 4096 -n 6144 -k 6144 --calls 2 > "$O/ncu_wgmma_v4.txt" 2>&1
+echo "== ncu wgmma v4 rc=$? ${SECONDS}s"
+timeout 60 "$NCU" --import "$O/wgmma_v4.ncu-rep" --page source --print-source sass --csv > "$O/wgmma_v4_sass.csv" 2>&1
+echo "== sass page rc=$? ${SECONDS}s"
+timeout 60 "$NCU" --import "$O/wgmma_v4.ncu-rep" --page details > "$O/wgmma_v4_details.txt" 2>&1
+grep -E "Stall|Issued|Eligible" "$O/wgmma_v4_details.txt" | head -20
+pack
