@@ -138,6 +138,15 @@ TEST_F(GroupedKernelOptions, AnExpertOverTheBoundIsReported) {
                             "expert 1 received more than max_tokens_per_expert = 8 tokens");
 }
 
+// A caller of the launcher that gives w4a4 no scratch for the dequantized A is refused by name,
+// before anything is enqueued.
+TEST_F(GroupedKernelOptions, W4a4WithoutDequantizationScratchIsRefused) {
+  const GemmProblem expert{{8, 64, 256}, combo.mode, combo.format, combo.layout, combo.out};
+  const cuda::GroupedPlan plan = cuda::plan_grouped_gemm(expert, 2, 8);
+  test::expect_error<InvalidArgument>([&] { cuda::launch_grouped_gemm(plan, cuda::GroupedPointers{}, nullptr); },
+                                      "w4a4 needs GroupedPointers::a_dequantized");
+}
+
 // Many experts: the launch's K-splits are planned for half of them together, fewer than one
 // expert planned alone gets; each expert still sums its own splits.
 TEST_F(GroupedKernelOptions, ManyExpertsShareTheKSplitsOfTheLaunch) {
