@@ -3,10 +3,12 @@
 # w4a16 at N = 768, 512, 256 x K = 6144 and 6144 x 768): each kernel of one cuda-decode call timed
 # alone under ncu (gpu__time_duration, kernels serialized: no dependent-launch overlap), w4a4 (the
 # quantizer kernel, then the GEMM; at M = 1 the GEMM quantizes in itself) and w4a16 (the GEMM).
-# Build: .carry/v33 (../grouped_a_dequant/verify.sh).
+# Build: .carry/v33 (../grouped_a_dequant/verify.sh; fp4gemm and grouped_gemm_test are used).
 # Call: run(command="bash bench/results/w4a4_small_split/run.sh", carry=[".carry/v33"]);
 # files in $OUT/s33_split.tgz.
 source scripts/device_prelude.sh s33_split .carry/v33 || exit 1
+# First: the refusal test added after stop 33's GPU calls (rebuild .carry/v33 from the current tree).
+gtests grouped_gemm_test:60
 for shape in "2 768 6144" "16 768 6144" "16 256 6144" "16 6144 768" "1 768 6144"; do
   set -- $shape
   for mode in w4a4 w4a16; do
