@@ -7,7 +7,7 @@
 //                 (N-tiles x the GEMMs of the launch)); at M > 8 the count whose last wave is
 //                 fullest (k_slices_by_waves); or DecodeChoices::k_slices. Capped by the K-groups,
 //                 and slices short enough that the A slice fits kSliceSmemLimit of shared memory;
-//                 then rebalanced so no slice is empty;
+//                 then rebalanced to equal lengths (balanced_k_slices);
 //   split-K sums  in global memory, or (cluster_sums_wanted: by default where the global plan has
 //                 more than kMaxClusterSplits K-slices; sm_90+) in a cluster of the tile's
 //                 K-slices, re-planned with at most kMaxClusterSplits of them, where such a
@@ -154,6 +154,19 @@ DecodeChoices decode_choices_from_environment() {
           parse_k_slices(environment("FP4GEMM_DECODE_K_SLICES"))};
 }
 
+KSlicing balanced_k_slices(std::int64_t k_groups, std::int64_t splits_wanted, std::int64_t max_splits,
+                           int max_groups) {
+  require(k_groups >= 1 && max_splits >= 1 && max_groups >= 1,
+          "balanced_k_slices: k_groups = {}, max_splits = {}, max_groups = {} must be >= 1", k_groups, max_splits,
+          max_groups);
+  const std::int64_t splits = std::clamp<std::int64_t>(splits_wanted, 1, std::min(max_splits, k_groups));
+  const std::int64_t longest = std::min<std::int64_t>((k_groups + splits - 1) / splits, max_groups);
+  const std::int64_t count = (k_groups + longest - 1) / longest;  // >= splits where max_groups cut them
+  const std::int64_t groups = (k_groups + count - 1) / count;      // <= longest; the count stays
+  require(count <= INT32_MAX, "balanced_k_slices: {} K-slices exceed the launch grid", count);
+  return {int(count), int(groups)};
+}
+
 std::int64_t k_slices_by_waves(std::int64_t k_groups, int max_groups, int min_groups, std::int64_t gemm_tiles,
                                std::int64_t sms, int warps, const std::function<int(int groups)>& ctas_per_sm) {
   require(k_groups >= 1 && max_groups >= 1 && min_groups >= 1 && gemm_tiles >= 1 && sms >= 1 && warps >= 1,
@@ -252,9 +265,9 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_l
   const std::int64_t sms = current_device_attribute(cudaDevAttrMultiProcessorCount);
   const std::int64_t gemm_tiles = tiles_n * gemms_per_launch;
   const auto slice_k = [&](DecodePlan& p, std::int64_t splits_wanted, std::int64_t max_splits) {
-    const std::int64_t splits = std::clamp<std::int64_t>(splits_wanted, 1, std::min<std::int64_t>(max_splits, p.k_groups));
-    p.groups_per_split = int(std::min<std::int64_t>((p.k_groups + splits - 1) / splits, max_groups));
-    p.splits = (p.k_groups + p.groups_per_split - 1) / p.groups_per_split;
+    const KSlicing slicing = balanced_k_slices(p.k_groups, splits_wanted, max_splits, max_groups);
+    p.splits = slicing.splits;
+    p.groups_per_split = slicing.groups_per_split;
     p.smem_bytes = decode::smem_bytes(a_rows, p.groups_per_split, mxfp4, p.warps);
   };
 

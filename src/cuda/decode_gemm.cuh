@@ -251,9 +251,12 @@ __device__ void stage_quantized_activations(const Params& p, std::uint16_t* a_ti
       }
       const std::uint8_t scale = block_scale_code<F>(float_from_bits(amax_bits), p.a_scale_2);
 #pragma unroll
-      for (int part = 0; part < kParts; ++part)
-        lane_block_values<F>(lane_codes<F>(v[part], scale, p.a_scale_2), scale, values[2 * part],
-                             values[2 * part + 1]);
+      for (int part = 0; part < kParts; ++part) {
+        std::uint32_t pairs[kElementsPerLane / 2];
+        lane_block_values<F, kElementsPerLane>(lane_codes<F>(v[part], scale, p.a_scale_2), scale, pairs);
+        values[2 * part] = make_uint4(pairs[0], pairs[1], pairs[2], pairs[3]);
+        values[2 * part + 1] = make_uint4(pairs[4], pairs[5], pairs[6], pairs[7]);
+      }
     }
 #pragma unroll
     for (int c = 0; c < 2 * kParts; ++c) *staged_unit(a_tile, row, k_local / 8 + c, stride) = values[c];

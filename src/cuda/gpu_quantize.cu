@@ -8,6 +8,7 @@
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/dependent_launch.cuh"
+#include "cuda/gpu_requirement.hpp"
 #include "cuda/quantize_kernel.cuh"
 #include "fp4gemm/error.hpp"
 #include "fp4gemm/layout.hpp"
@@ -32,11 +33,30 @@ void require_device_input(const void* x, std::int64_t rows, std::int64_t cols, i
           "the device input must be 16-byte aligned for vector loads");
 }
 
-template <Fp4Format F>
+// The elements per lane of quantize_kernel: 4 (a block spread over 4 / 8 lanes) where even then
+// the lanes fit one wave of the GPU (kSpreadMaxThreadsPerSm threads per SM), else 16. Small
+// tensors (decode activations) are bound by one lane's latency, large ones by the work, which the
+// spread adds to (each lane computes its block's scale).
+constexpr std::int64_t kSpreadMaxThreadsPerSm = 2048;
+int lane_width_by_size(std::int64_t blocks, int block, std::int64_t sms) {
+  const std::int64_t spread_lanes = blocks * (block / kSpreadElementsPerLane);
+  return spread_lanes <= sms * kSpreadMaxThreadsPerSm ? kSpreadElementsPerLane : kElementsPerLane;
+}
+
+template <Fp4Format F, int E>
 void (*quantize_kernel_for(DType dtype))(QuantizeArgs) {
-  return dtype == DType::f32    ? quantize_kernel<DType::f32, F>
-         : dtype == DType::bf16 ? quantize_kernel<DType::bf16, F>
-                                : quantize_kernel<DType::f16, F>;
+  return dtype == DType::f32    ? quantize_kernel<DType::f32, F, E>
+         : dtype == DType::bf16 ? quantize_kernel<DType::bf16, F, E>
+                                : quantize_kernel<DType::f16, F, E>;
+}
+
+void (*quantize_kernel_for(Fp4Format format, DType dtype, int elements_per_lane))(QuantizeArgs) {
+  const bool spread = elements_per_lane == kSpreadElementsPerLane;
+  if (format == Fp4Format::nvfp4)
+    return spread ? quantize_kernel_for<Fp4Format::nvfp4, kSpreadElementsPerLane>(dtype)
+                  : quantize_kernel_for<Fp4Format::nvfp4, kElementsPerLane>(dtype);
+  return spread ? quantize_kernel_for<Fp4Format::mxfp4, kSpreadElementsPerLane>(dtype)
+                : quantize_kernel_for<Fp4Format::mxfp4, kElementsPerLane>(dtype);
 }
 
 void (*amax_kernel_for(DType dtype))(const void*, std::int64_t, std::int64_t,
@@ -141,7 +161,8 @@ void require_quantizable(const void* x, std::int64_t rows, std::int64_t cols, Fp
 
 void quantize_on_device(const void* x, DType dtype, std::int64_t rows, std::int64_t cols,
                         const QuantizeOptions& options, float scale_2, DeviceFp4Tensor& out,
-                        QuantizeStatus& status, cudaStream_t stream, std::uint16_t* block_values) {
+                        QuantizeStatus& status, cudaStream_t stream, std::uint16_t* block_values,
+                        int elements_per_lane) {
   const Fp4Format format = options.format;
   const int block = block_size(format);
   require_quantizable(x, rows, cols, format, scale_2);
@@ -171,12 +192,18 @@ void quantize_on_device(const void* x, DType dtype, std::int64_t rows, std::int6
   args.block_values = block_values;
   out.scale_2 = scale_2;
 
-  const std::int64_t lanes = args.padded_rows * args.padded_scale_cols * (block / kElementsPerLane);
+  const std::int64_t scale_blocks = args.padded_rows * args.padded_scale_cols;
+  require(elements_per_lane == 0 || elements_per_lane == kElementsPerLane ||
+              elements_per_lane == kSpreadElementsPerLane,
+          "elements_per_lane = {} must be 0 (the rule), {} or {}", elements_per_lane, kElementsPerLane,
+          kSpreadElementsPerLane);
+  const int per_lane = elements_per_lane != 0
+                           ? elements_per_lane
+                           : lane_width_by_size(scale_blocks, block, current_device_attribute(cudaDevAttrMultiProcessorCount));
+  const std::int64_t lanes = scale_blocks * (block / per_lane);
   const std::int64_t blocks = std::min(ceil_div(lanes, kQuantizeThreads), kMaxQuantizeBlocks);
-  const auto kernel = format == Fp4Format::nvfp4 ? quantize_kernel_for<Fp4Format::nvfp4>(dtype)
-                                                 : quantize_kernel_for<Fp4Format::mxfp4>(dtype);
-  launch_kernel(kernel, dim3(unsigned(blocks)), kQuantizeThreads, 0, dependent_launch_supported(),
-                stream, args);
+  launch_kernel(quantize_kernel_for(format, dtype, per_lane), dim3(unsigned(blocks)), kQuantizeThreads, 0,
+                dependent_launch_supported(), stream, args);
 }
 
 Fp4Tensor quantize_on_gpu(const HostMatrix& x, const QuantizeOptions& options) {

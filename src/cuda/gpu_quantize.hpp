@@ -64,10 +64,13 @@ float measure_scale_2_on_device(const void* x, DType dtype, std::int64_t rows, s
 // `block_values`, if not null (rows x cols bf16 on the device): also receives every element's
 // block value, code x block scale without scale_2 (Fp4Tensor::block_value, exact in bf16), for
 // kernels that read A as bf16 (cuda-decode's w4a4).
+// `elements_per_lane`: how many elements each GPU lane quantizes, 16 or 4 (a scale block spread
+// over 4 / 8 lanes: shorter lanes for small tensors, quantize_kernel.cuh), or 0: the rule (4 where
+// the spread lanes fit one wave of the GPU). The bytes written are the same; tests force each.
 void quantize_on_device(const void* x, DType dtype, std::int64_t rows, std::int64_t cols,
                         const QuantizeOptions& options, float scale_2, DeviceFp4Tensor& out,
                         QuantizeStatus& status, cudaStream_t stream,
-                        std::uint16_t* block_values = nullptr);
+                        std::uint16_t* block_values = nullptr, int elements_per_lane = 0);
 
 // What quantize_on_device requires of its input and tensor scale (rows and K below 2^31, the
 // status keys' range, K a multiple of the block, x 16-byte aligned; NVFP4 scale_2 positive and

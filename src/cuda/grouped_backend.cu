@@ -40,7 +40,7 @@ class GroupedKernelRun final : public DeviceGemmRun {
       : DeviceGemmRun(ops.problem.dense_problem()),
         plan_(plan_grouped_gemm(ops.problem.expert_problem(0), ops.problem.experts(),
                                 options.max_tokens_per_expert.value_or(ops.problem.max_tokens()),
-                                decode_choices_from_environment().cta_width)),
+                                decode_choices_from_environment())),
         b_data_(stacked(ops, [&](const GemmOperands& x) { return codes_in_form(x.b, plan_.decode.b_form); })),
         b_scale_tiles_(stacked(ops, [&](const GemmOperands& x) {
           return tile_scales(x.b, *plan_.decode.b_form.scale_tile_order);  // the decode CTA's order

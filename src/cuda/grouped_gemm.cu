@@ -58,7 +58,7 @@ Verdict grouped_kernel_image_present() {
 }
 
 GroupedPlan plan_grouped_gemm(const GemmProblem& expert, std::int64_t experts,
-                              std::int64_t max_tokens_per_expert, CtaWidth cta_width) {
+                              std::int64_t max_tokens_per_expert, DecodeChoices choices) {
   require(experts >= 1 && experts <= kMaxGroupedExperts, "experts = {} must be in 1..{} (the launch grid's z)",
           experts, kMaxGroupedExperts);
   require(max_tokens_per_expert >= 0, "max_tokens_per_expert = {} must be >= 0", max_tokens_per_expert);
@@ -73,7 +73,8 @@ GroupedPlan plan_grouped_gemm(const GemmProblem& expert, std::int64_t experts,
     });
   };
   plan.decode = plan_decode_gemm(plan.expert, std::max<std::int64_t>(1, experts / kExpertShareDivisor),
-                                 {SplitSums::global, AQuantize::separate, cta_width}, occupancy);
+                                 {SplitSums::global, AQuantize::separate, choices.cta_width, choices.k_slices},
+                                 occupancy);
   plan.experts = experts;
   plan.max_tokens_per_expert = max_tokens_per_expert;
   const std::int64_t chunk = plan.decode.max_tokens;

@@ -48,11 +48,13 @@ struct GroupedPointers {
 };
 
 // `expert`: N, K, mode, format, layout and output of every expert (its M is ignored).
-// `cta_width`: the decode planner's choice (decode_gemm.hpp: CtaWidth), counting the N-tiles of
-// the experts the K-splits are planned for. InvalidArgument for shapes the decode kernels refuse,
-// E < 1 or above the grid's 65535, or a negative bound.
+// `choices`: the decode planner's CTA width and K-slice count (decode_gemm.hpp: DecodeChoices;
+// the width counts the N-tiles of the experts the K-splits are planned for); the grouped kernel
+// always sums its K-slices in global memory and reads A as bf16, whatever the other two say.
+// InvalidArgument for shapes the decode kernels refuse, E < 1 or above the grid's 65535, or a
+// negative bound.
 GroupedPlan plan_grouped_gemm(const GemmProblem& expert, std::int64_t experts,
-                              std::int64_t max_tokens_per_expert, CtaWidth cta_width = CtaWidth::by_tile_count);
+                              std::int64_t max_tokens_per_expert, DecodeChoices choices = {});
 // Enqueues plan.rounds launches on `stream` (w4a4: after the dequantization of A into
 // a_dequantized). Afterwards *status is 0, or 1 + the index of an expert that had more than
 // max_tokens_per_expert tokens (its rows past the bound are not written).

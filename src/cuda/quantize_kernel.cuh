@@ -13,9 +13,13 @@
 //   3. the block reduces the maxima (warp shuffles, then one value per warp through shared
 //      memory) and thread 0 does one atomicMax on the bits.
 //
-// quantize_kernel, one scale block (16 NVFP4 / 32 MXFP4 elements) per group of kLanes = 1 / 2
-// consecutive lanes, each lane owning 16 consecutive elements (one lane per NVFP4 block: the
-// scale, an fp32 division and two E4M3 conversions, is computed once per 16 elements):
+// quantize_kernel<D, F, E>, one scale block (16 NVFP4 / 32 MXFP4 elements) per group of kLanes =
+// block / E consecutive lanes, each lane owning E consecutive elements. E = 16 (one lane per
+// NVFP4 block: the scale, an fp32 division and two E4M3 conversions, is computed once per 16
+// elements) where the tensor fills the GPU; E = 4 (4 / 8 lanes per block, each lane computing
+// the block's scale itself) for small tensors (a decode step's activations: 16 x 6144 is 6,144
+// lanes of 16), whose time is one lane's latency (16 IEEE divisions in series), not the work
+// (bench/results/w4a4_small_split: ~4.9 us under ncu for 768 lanes as for 6,144):
 //   0. launched as a programmatic dependent launch (sm_90+, dependent_launch.cuh), wait for the
 //      previous kernel of the stream before touching memory, then let the next kernel start (a
 //      w4a4 decode GEMM's first weight copies overlap this kernel);
@@ -28,10 +32,10 @@
 //      group's lanes); NaN/inf records its position (the host check rejects the tensor);
 //   4. scale code and divisor (quantize_rules.hpp); part 0 writes the scale byte at
 //      scale_offset(layout, r, kb);
-//   5. 16 E2M1 codes fp4_code(x, divisor) packed into 8 bytes (element 2i in the low nibble of
-//      byte i), one 8-byte store: a warp stores 256 contiguous bytes;
-//   6. if block_values is given: the 16 elements' block values e2m1(code) x block scale (no
-//      scale_2; exact in bf16), two 16-byte stores.
+//   5. E E2M1 codes fp4_code(x, divisor) packed into E / 2 bytes (element 2i in the low nibble
+//      of byte i), one store (8 or 2 bytes): a warp stores 16 E contiguous bytes;
+//   6. if block_values is given: the E elements' block values e2m1(code) x block scale (no
+//      scale_2; exact in bf16), two 16-byte stores or one 8-byte store.
 //   (Steps 2-6 of one lane: quantize_lane.cuh, shared with cuda-decode's w4a4 staging.)
 //
 // Bytes, 16384 x 6144 NVFP4 from bf16 (a large GLM-5 activation): read 201.3 MB, write 50.3 MB of
@@ -96,12 +100,11 @@ __global__ void __launch_bounds__(kQuantizeThreads)
   }
 }
 
-template <DType D, Fp4Format F>
+template <DType D, Fp4Format F, int E>
 __global__ void __launch_bounds__(kQuantizeThreads) quantize_kernel(QuantizeArgs a) {
   constexpr int kBlock = block_size(F);
-  constexpr int kLanes = kBlock / kElementsPerLane;  // 1 (NVFP4) or 2 (MXFP4)
-  static_assert(kBlock % kElementsPerLane == 0 && 32 % kLanes == 0,
-                "a scale block is whole lanes of one warp");
+  constexpr int kLanes = kBlock / E;  // E = 16: 1 (NVFP4) or 2 (MXFP4); E = 4: 4 or 8
+  static_assert(kBlock % E == 0 && 32 % kLanes == 0, "a scale block is whole lanes of one warp");
   wait_for_prerequisite_grids();  // 0.
   allow_dependent_grids();
   const std::int64_t scale_cols = a.cols / kBlock;
@@ -121,8 +124,8 @@ __global__ void __launch_bounds__(kQuantizeThreads) quantize_kernel(QuantizeArgs
       if (part == 0) *scale_byte = 0;
       continue;
     }
-    const std::int64_t column0 = kb * kBlock + part * kElementsPerLane;
-    float v[kElementsPerLane];
+    const std::int64_t column0 = kb * kBlock + part * E;
+    float v[E];
     load_lane<D>(a.x, r * a.cols + column0, v);
     std::uint32_t amax_bits = max_abs_bits(v);
     if (amax_bits >= kInfBits) record_non_finite(v, r, column0, a.status);
@@ -133,11 +136,22 @@ __global__ void __launch_bounds__(kQuantizeThreads) quantize_kernel(QuantizeArgs
     const std::uint8_t scale = block_scale_code<F>(block_amax, a.scale_2);
     if (part == 0) *scale_byte = scale;
     const unsigned long long packed = lane_codes<F>(v, scale, a.scale_2);
-    // column0 is a multiple of 16 and cols/2 of 8: the 8-byte store is aligned.
-    *reinterpret_cast<unsigned long long*>(a.data + (r * a.cols + column0) / 2) = packed;
+    // column0 is a multiple of E and cols / 2 of 8: the E / 2-byte store is aligned.
+    std::uint8_t* codes = a.data + (r * a.cols + column0) / 2;
+    if constexpr (E == kElementsPerLane)
+      *reinterpret_cast<unsigned long long*>(codes) = packed;
+    else
+      *reinterpret_cast<std::uint16_t*>(codes) = std::uint16_t(packed);
     if (a.block_values) {  // 6.
-      uint4* out = reinterpret_cast<uint4*>(a.block_values + r * a.cols + column0);
-      lane_block_values<F>(packed, scale, out[0], out[1]);
+      std::uint32_t pairs[E / 2];
+      lane_block_values<F, E>(packed, scale, pairs);
+      std::uint16_t* out = a.block_values + r * a.cols + column0;
+      if constexpr (E == kElementsPerLane) {
+        reinterpret_cast<uint4*>(out)[0] = make_uint4(pairs[0], pairs[1], pairs[2], pairs[3]);
+        reinterpret_cast<uint4*>(out)[1] = make_uint4(pairs[4], pairs[5], pairs[6], pairs[7]);
+      } else {
+        *reinterpret_cast<uint2*>(out) = make_uint2(pairs[0], pairs[1]);
+      }
     }
   }
 }

@@ -356,9 +356,9 @@ TEST(DecodeGemmWideCtas, ThroughTheEnvironmentMatchTheReference) {
 }
 
 // A forced K-slice count: the plan takes it where K's groups and the A slice's shared memory allow
-// (16 x 16384 x 6144 in 6 slices of 8 groups), lengthens the slices where not (1 slice of 48 groups
-// would need 196 KB of A: the plan keeps the longest slice under 48 KB, 11 groups), caps it by the groups (K =
-// 256 has 2); the results match the reference with the switch set.
+// (16 x 16384 x 6144 in 6 slices of 8 groups), adds slices where not (1 slice of 48 groups would
+// need 196 KB of A: slices under 48 KB hold at most 11 groups, so 5 slices, evened to 10 groups),
+// caps it by the groups (K = 256 has 2); the results match the reference with the switch set.
 TEST(DecodeGemmPlan, ForcedKSlicesAreTakenWhereTheyFit) {
   if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   const auto plan = [](std::int64_t m, std::int64_t k, int k_slices) {
@@ -370,7 +370,7 @@ TEST(DecodeGemmPlan, ForcedKSlicesAreTakenWhereTheyFit) {
   EXPECT_EQ(plan(16, 6144, 6).splits, 6);
   EXPECT_EQ(plan(16, 6144, 6).groups_per_split, 8);
   EXPECT_EQ(plan(1, 6144, 1).splits, 1);
-  EXPECT_EQ(plan(16, 6144, 1).groups_per_split, 11);  // 16 x (11 x 128 + 32) x 2 B = 45 KB of A
+  EXPECT_EQ(plan(16, 6144, 1).groups_per_split, 10);  // 16 x (10 x 128 + 32) x 2 B = 41 KB of A
   EXPECT_EQ(plan(16, 6144, 1).splits, 5);
   EXPECT_EQ(plan(16, 256, 5).splits, 2);
   const test::ScopedEnv environment("FP4GEMM_DECODE_K_SLICES", "3");
@@ -437,6 +437,39 @@ TEST(DecodeGemmRules, ClusterSumsAreWantedAboveSixteenKSlices) {
 // minimum); 16 x 4096 (64 narrow tiles) 8 (12 slices of 4 groups fill the waves better but are
 // below the minimum). A minimum of 1 lets short slices fill the GPU (16 x 768, 12 narrow tiles: all
 // 48). A GPU on which nothing fits gets the fewest slices; so does K of one group.
+// K-slices as wanted where they fit; where the A slice's limit adds slices, all are evened out
+// (48 groups, at most 47 per slice: 24 + 24, not 47 + 1); capped by the groups and max_splits.
+TEST(DecodeGemmRules, KSlicesAreBalanced) {
+  using cuda::balanced_k_slices;
+  const auto expect = [](cuda::KSlicing got, int splits, int groups) {
+    EXPECT_EQ(got.splits, splits);
+    EXPECT_EQ(got.groups_per_split, groups);
+  };
+  expect(balanced_k_slices(48, 1, 48, 47), 2, 24);   // GLM-5 gate_up expert, 4 tokens
+  expect(balanced_k_slices(48, 1, 48, 23), 3, 16);   // 8 tokens: not 23 + 23 + 2
+  expect(balanced_k_slices(48, 1, 48, 95), 1, 48);   // fits whole
+  expect(balanced_k_slices(48, 6, 48, 11), 6, 8);    // as wanted
+  expect(balanced_k_slices(48, 5, 48, 11), 5, 10);   // 10 + 10 + 10 + 10 + 8
+  expect(balanced_k_slices(48, 7, 48, 11), 7, 7);    // 6 x 7 + 6
+  expect(balanced_k_slices(2, 5, 2, 11), 2, 1);      // capped by the groups
+  expect(balanced_k_slices(48, 24, 16, 11), 16, 3);  // capped by max_splits (a cluster)
+  expect(balanced_k_slices(48, 1, 16, 2), 24, 2);    // the A slice's limit beats max_splits
+  for (std::int64_t k = 1; k <= 200; ++k)
+    for (std::int64_t wanted = 1; wanted <= 40; ++wanted)
+      for (int max_groups : {1, 3, 11, 47, 95}) {
+        const cuda::KSlicing s = balanced_k_slices(k, wanted, 64, max_groups);
+        ASSERT_LE(s.groups_per_split, max_groups);
+        ASSERT_EQ(s.splits, (k + s.groups_per_split - 1) / s.groups_per_split);
+        ASSERT_GT(k - std::int64_t(s.splits - 1) * s.groups_per_split, 0) << "an empty slice";
+        ASSERT_LT(std::int64_t(s.splits) * s.groups_per_split - k, s.splits) << "not the shortest equal slices";
+        const std::int64_t fewest = (k + max_groups - 1) / max_groups, wanted_fit = std::min(wanted, k);
+        if (fewest <= wanted_fit)  // the wanted count, or fewer where equal slices cannot make it
+          ASSERT_EQ(s.splits, (k + (k + wanted_fit - 1) / wanted_fit - 1) / ((k + wanted_fit - 1) / wanted_fit));
+        else  // more, as few as the limit allows
+          ASSERT_EQ(s.splits, fewest);
+      }
+}
+
 TEST(DecodeGemmRules, KSlicesByWavesFillTheLastWave) {
   const auto h200 = [](int a_rows, int warps) {
     return [a_rows, warps](int groups) {

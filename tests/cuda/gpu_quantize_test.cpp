@@ -197,6 +197,56 @@ TEST_F(GpuQuantize, MatchesCpuOnEveryShapeFormatLayoutAndDtype) {
             }
 }
 
+// Both lane widths of the quantize kernel (16 elements per lane, or a scale block spread over 4 / 8
+// lanes of 4), forced, write the CPU's bytes and block values: every dtype, format and layout,
+// rows 1, 3 and 130, K of 5 blocks, outputs poisoned. A width other than 0, 4 or 16 is refused by
+// name.
+TEST_F(GpuQuantize, BothLaneWidthsMatchCpu) {
+  Stream stream;
+  for (int per_lane : {4, 16})
+    for (DType dtype : kDtypes)
+      for (Fp4Format format : kFormats)
+        for (ScaleLayout layout : kLayouts)
+          for (std::int64_t rows : {1, 3, 130}) {
+            const std::int64_t cols = 5 * block_size(format);
+            SCOPED_TRACE(describe(Data::normal_outliers, dtype, format, layout, rows, cols, seed_) +
+                         ", elements per lane " + std::to_string(per_lane));
+            const HostMatrix x = make_input(Data::normal_outliers, dtype, rows, cols, block_size(format), rng_);
+            const QuantizeOptions options{format, layout, {}, {}};
+            const Fp4Tensor cpu = quantize(x, options);
+            const DeviceBuffer<std::uint8_t> input = upload_matrix(x, stream.get());
+            DeviceFp4Tensor out = make_device_fp4_tensor(format, layout, rows, cols);
+            out.data.fill_bytes(0xFF, stream.get());
+            out.scales.fill_bytes(0xFF, stream.get());
+            DeviceBuffer<std::uint16_t> values(std::size_t(rows * cols));
+            values.fill_bytes(0xFF, stream.get());
+            QuantizeStatus status(stream.get());
+            quantize_on_device(input.get(), dtype, rows, cols, options, cpu.scale_2, out, status, stream.get(),
+                               values.get(), per_lane);
+            status.throw_if_non_finite(stream.get());
+            expect_same_tensor(download_fp4_tensor(out), cpu);
+            const std::vector<std::uint16_t> got = values.download();
+            int mismatches = 0, nonzero = 0;
+            for (std::int64_t r = 0; r < rows; ++r)
+              for (std::int64_t k = 0; k < cols; ++k) {
+                const std::uint16_t have = got[std::size_t(r * cols + k)];
+                nonzero += (have & 0x7FFF) != 0;
+                mismatches += have != bf16_from_float(cpu.block_value(r, k));
+              }
+            EXPECT_EQ(mismatches, 0) << "block values";
+            EXPECT_GT(nonzero, 0) << "all block values zero";
+          }
+  const HostMatrix x = make_input(Data::normal_outliers, DType::bf16, 1, 16, 16, rng_);
+  const DeviceBuffer<std::uint8_t> input = upload_matrix(x, stream.get());
+  DeviceFp4Tensor out = make_device_fp4_tensor(Fp4Format::nvfp4, ScaleLayout::linear, 1, 16);
+  QuantizeStatus status(stream.get());
+  EXPECT_EQ(invalid_argument_message([&] {
+              quantize_on_device(input.get(), DType::bf16, 1, 16, {Fp4Format::nvfp4, ScaleLayout::linear, {}, {}},
+                                 1.0f, out, status, stream.get(), nullptr, 8);
+            }),
+            "elements_per_lane = 8 must be 0 (the rule), 16 or 4");
+}
+
 // Whole tensors that stress the tensor scale: all zero (scale_2 = 1), every element an fp32
 // subnormal (amax / 2688 underflows), amax near the top of the range, exact ties everywhere.
 TEST_F(GpuQuantize, MatchesCpuOnZeroTinyHugeAndTieTensors) {

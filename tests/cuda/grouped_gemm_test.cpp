@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -105,7 +106,7 @@ TEST_P(GroupedGemm, WideCtasThroughTheEnvironment) {
   const Combo c = GetParam();
   const std::int64_t b = block_size(c.format);
   const GemmProblem expert{{16, 131, 37 * b}, c.mode, c.format, c.layout, c.out};
-  EXPECT_EQ(cuda::plan_grouped_gemm(expert, 4, 16, cuda::CtaWidth::wide).decode.warps, 8);
+  EXPECT_EQ(cuda::plan_grouped_gemm(expert, 4, 16, {.cta_width = cuda::CtaWidth::wide}).decode.warps, 8);
   const GroupedBackend& grouped = find_grouped_backend("cuda-grouped");
   check_backend(grouped, grouped_of(c, {0, 3, 9, 16}, 131, 37 * b));
   check_backend(grouped, grouped_of(c, {33, 0, 17}, 257, 37 * b));
@@ -174,6 +175,29 @@ TEST_F(GroupedKernelOptions, ThreeWideCtasPerSmAtSixteenTokens) {
     EXPECT_EQ(plan.decode.warps, 8) << plan.describe();
     EXPECT_EQ(plan.decode.ctas_per_sm, 3) << plan.describe();
   }
+}
+
+// GLM-5's gate_up experts under EP8 at 4 and 8 tokens: the A slice's 48 KB cut K's 48 groups
+// into 2 and 3 slices, and the slices are equal (24 and 16 groups; before: 47 + 1 and 23 + 23 + 2,
+// whose 47-group slices left 3 CTAs per SM). A forced count (FP4GEMM_DECODE_K_SLICES) is taken by
+// the grouped plan too, and its results match the reference (K = 37 blocks in 3 slices).
+TEST_F(GroupedKernelOptions, KSlicesAreEvenAndTheSwitchIsTaken) {
+  for (auto [tokens, splits, groups] : {std::tuple{4, 2, 24}, std::tuple{8, 3, 16}}) {
+    const GemmProblem expert{{tokens, 4096, 6144}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::linear, DType::bf16};
+    const cuda::GroupedPlan plan = cuda::plan_grouped_gemm(expert, 32, tokens);
+    EXPECT_EQ(plan.decode.splits, splits) << plan.describe();
+    EXPECT_EQ(plan.decode.groups_per_split, groups) << plan.describe();
+  }
+  const test::ScopedEnv environment("FP4GEMM_DECODE_K_SLICES", "3");
+  const std::int64_t b = block_size(combo.format);
+  const GemmProblem expert{{8, 200, 37 * b}, combo.mode, combo.format, combo.layout, combo.out};
+  EXPECT_EQ(cuda::plan_grouped_gemm(expert, 4, 8, cuda::decode_choices_from_environment()).decode.splits, 3);
+  const GroupedProblem problem = grouped_of(combo, {8, 0, 3, 5}, 200, 37 * b);
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(fmt::format("seed {}", seed));
+  const GroupedOperands ops = random_grouped_operands(problem, seed);
+  check_run(*cuda::prepare_grouped_kernel(ops, {false, std::nullopt}), ops,
+            find_grouped_backend("cuda-grouped").accuracy());
 }
 
 // The w4a4 path's first kernel alone (fp4_dequantize.hpp): the experts' FP4 activations, each

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Issue 7's target grid on this tree (.carry/v35, run.sh's build; its GPU tests passed in run.sh's
+# call): cuda-grouped beside the per-expert cublas-bf16 loop on GLM-5's experts under EP8 (32
+# experts; gate_up 4096 x 6144, down 6144 x 2048) at 1, 4, 8 and 16 tokens per expert, balanced,
+# w4a16 and w4a4, against the read-bandwidth ceiling measured first in the same call (gate_up at 4
+# and 8 tokens: run.sh's call).
+# Call: run(command="bash bench/results/grouped_k_slices/status.sh", carry=[".carry/v35"]);
+# files in $OUT/s34_status.tgz.
+source scripts/device_prelude.sh s34_status .carry/v35 || exit 1
+step ceilings 60 "$B/fp4gemm" ceilings --json "$O/ceilings.json"
+# gate_up at 4 and 8 tokens ran in run.sh's call (same build, same kind of card).
+step grid_up 130 "$B/fp4gemm" bench --grouped --backend cuda-grouped,cublas-bf16-loop --experts 32 \
+  --tokens-per-expert 1,16 -n 4096 -k 6144 --mode w4a16,w4a4 --ceilings measured --max-seconds 0.02 \
+  --json "$O/grid_up.json"
+step grid_down 130 "$B/fp4gemm" bench --grouped --backend cuda-grouped,cublas-bf16-loop --experts 32 \
+  --tokens-per-expert 1,4,8,16 -n 6144 -k 2048 --mode w4a16,w4a4 --ceilings measured --max-seconds 0.02 \
+  --json "$O/grid_down.json"
