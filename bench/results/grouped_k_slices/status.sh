@@ -4,9 +4,13 @@
 # experts; gate_up 4096 x 6144, down 6144 x 2048) at 1, 4, 8 and 16 tokens per expert, balanced,
 # w4a16 and w4a4, against the read-bandwidth ceiling measured first in the same call (gate_up at 4
 # and 8 tokens: run.sh's call).
-# Call: run(command="bash bench/results/grouped_k_slices/status.sh", carry=[".carry/v35"]);
+# Also gpu_quantize_test as rearranged after run.sh's call (.carry/v35q: `scripts/build_carry.sh
+# .carry/v35q gpu_quantize_test tests/cuda/gpu_quantize_test`; the lane-width cases merged into
+# WritesTheBlockValuesOfItsCodes).
+# Call: run(command="bash bench/results/grouped_k_slices/status.sh", carry=[".carry/v35", ".carry/v35q"]);
 # files in $OUT/s34_status.tgz.
-source scripts/device_prelude.sh s34_status .carry/v35 || exit 1
+source scripts/device_prelude.sh s34_status .carry/v35 .carry/v35q=q || exit 1
+gtests gpu_quantize_test_q:90
 step ceilings 60 "$B/fp4gemm" ceilings --json "$O/ceilings.json"
 # gate_up at 4 and 8 tokens ran in run.sh's call (same build, same kind of card).
 step grid_up 130 "$B/fp4gemm" bench --grouped --backend cuda-grouped,cublas-bf16-loop --experts 32 \
