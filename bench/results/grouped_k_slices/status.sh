@@ -2,20 +2,19 @@
 # Issue 7's target grid on this tree (.carry/v35, run.sh's build; its GPU tests passed in run.sh's
 # call): cuda-grouped beside the per-expert cublas-bf16 loop on GLM-5's experts under EP8 (32
 # experts; gate_up 4096 x 6144, down 6144 x 2048) at 1, 4, 8 and 16 tokens per expert, balanced,
-# w4a16 and w4a4, against the read-bandwidth ceiling measured first in the same call (gate_up at 4
-# and 8 tokens: run.sh's call).
+# w4a16 and w4a4, against the read-bandwidth ceiling measured first in the same call; on whichever
+# card comes (stop 33's grid, ../grouped_a_dequant/status, ran on an H100).
 # Also gpu_quantize_test as rearranged after run.sh's call (.carry/v35q: `scripts/build_carry.sh
 # .carry/v35q gpu_quantize_test tests/cuda/gpu_quantize_test`; the lane-width cases merged into
 # WritesTheBlockValuesOfItsCodes).
 # Call: run(command="bash bench/results/grouped_k_slices/status.sh", carry=[".carry/v35", ".carry/v35q"]);
 # files in $OUT/s34_status.tgz.
 source scripts/device_prelude.sh s34_status .carry/v35 .carry/v35q=q || exit 1
+step ceilings 40 "$B/fp4gemm" ceilings --json "$O/ceilings.json"
+for shape in "4096 6144" "6144 2048"; do
+  set -- $shape
+  step "grid_${1}x${2}" 110 "$B/fp4gemm" bench --grouped --backend cuda-grouped,cublas-bf16-loop --experts 32 \
+    --tokens-per-expert 1,4,8,16 -n "$1" -k "$2" --mode w4a16,w4a4 --ceilings measured --max-seconds 0.02 \
+    --json "$O/grid_${1}x${2}.json"
+done
 gtests gpu_quantize_test_q:90
-step ceilings 60 "$B/fp4gemm" ceilings --json "$O/ceilings.json"
-# gate_up at 4 and 8 tokens ran in run.sh's call (same build, same kind of card).
-step grid_up 130 "$B/fp4gemm" bench --grouped --backend cuda-grouped,cublas-bf16-loop --experts 32 \
-  --tokens-per-expert 1,16 -n 4096 -k 6144 --mode w4a16,w4a4 --ceilings measured --max-seconds 0.02 \
-  --json "$O/grid_up.json"
-step grid_down 130 "$B/fp4gemm" bench --grouped --backend cuda-grouped,cublas-bf16-loop --experts 32 \
-  --tokens-per-expert 1,4,8,16 -n 6144 -k 2048 --mode w4a16,w4a4 --ceilings measured --max-seconds 0.02 \
-  --json "$O/grid_down.json"
