@@ -94,6 +94,19 @@ enum class CtaWidth { by_tile_count, narrow, wide };
 inline constexpr std::int64_t kWideCtaMinTiles = 96;
 bool wide_ctas_wanted(CtaWidth choice, std::int64_t m, std::int64_t narrow_tiles);
 
+// K's k_groups 128-k groups cut into K-slices: as close to splits_wanted slices as 1..max_splits
+// (and the groups) allow, none longer than max_groups (the A slice's shared memory), then
+// rebalanced to the shortest equal length that keeps the count, so that no slice is a short
+// remainder. (Before, 48 groups with at most 47 per slice were cut 47 + 1: at 4 tokens per GLM-5
+// gate_up expert half the grouped launch's CTAs held one group, and the 47-group A slices left 3
+// CTAs per SM: notes_grouped.md, "K-slices evened".)
+struct KSlicing {
+  int splits = 1;            // ceil(k_groups / groups_per_split)
+  int groups_per_split = 1;  // ceil(k_groups / splits) <= max_groups
+};
+KSlicing balanced_k_slices(std::int64_t k_groups, std::int64_t splits_wanted, std::int64_t max_splits,
+                           int max_groups);
+
 // The K-slice count at M > 8 (the 16- and 32-token instances), by waves: for each count s from
 // the fewest slices of at most max_groups 128-k groups up to the most of at least min_groups (one
 // length g = ceil(k_groups / s) each), the CTAs gemm_tiles x s fill ceil(CTAs / resident) waves of
@@ -109,19 +122,6 @@ bool wide_ctas_wanted(CtaWidth choice, std::int64_t m, std::int64_t narrow_tiles
 // 10, 12: 14.7, 15.3, 13.2, 15.9, 16.4 (H200; 8); 32 x 16384 in 10, 12: 51.4, 47.7 (H200; 12); 32
 // x 6144 in 10, 12: 23.2, 21.9 (H200; 12), in 16 (3 groups) 24.9 against 24.1 in 10 (H100); 16 x
 // 4096 (narrow) in 12 (4 groups) 13.5 against 12.7 in 8 (H100; 8).
-// K's k_groups 128-k groups cut into K-slices: as close to splits_wanted slices as 1..max_splits
-// (and the groups) allow, none longer than max_groups (the A slice's shared memory), then
-// rebalanced to the shortest equal length that keeps the count, so that no slice is a short
-// remainder. (Before, 48 groups with at most 47 per slice were cut 47 + 1: at 4 tokens per GLM-5
-// gate_up expert half the grouped launch's CTAs held one group, and the 47-group A slices left 3
-// CTAs per SM: notes_grouped.md, "K-slices rebalanced".)
-struct KSlicing {
-  int splits = 1;            // ceil(k_groups / groups_per_split)
-  int groups_per_split = 1;  // ceil(k_groups / splits) <= max_groups
-};
-KSlicing balanced_k_slices(std::int64_t k_groups, std::int64_t splits_wanted, std::int64_t max_splits,
-                           int max_groups);
-
 inline constexpr int kSliceWarpsPerSmWanted = 24;
 inline constexpr double kSliceScoreTie = 0.02;
 inline constexpr int kMinSliceGroups16 = 6;

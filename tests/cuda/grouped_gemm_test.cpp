@@ -155,11 +155,7 @@ TEST_F(GroupedKernelOptions, ManyExpertsShareTheKSplitsOfTheLaunch) {
       grouped_of(combo, {1, 0, 3, 16, 2, 0, 5, 1, 8, 0, 1, 4, 2, 7, 0, 3}, 200, 6144);
   const GemmProblem expert{{16, 200, 6144}, combo.mode, combo.format, combo.layout, combo.out};
   EXPECT_LT(cuda::plan_grouped_gemm(expert, 16, 16).decode.splits, cuda::plan_decode_gemm(expert, 1, {cuda::SplitSums::global}).splits);
-  const std::uint64_t seed = test::fresh_seed();
-  SCOPED_TRACE(fmt::format("seed {}", seed));
-  const GroupedOperands ops = random_grouped_operands(problem, seed);
-  check_run(*cuda::prepare_grouped_kernel(ops, {false, std::nullopt}), ops,
-            find_grouped_backend("cuda-grouped").accuracy());
+  check_backend(find_grouped_backend("cuda-grouped"), problem);
 }
 
 // The plan asks the grouped kernel's own occupancy, and the kernel's launch bound (grouped_gemm.cuh:
@@ -192,12 +188,7 @@ TEST_F(GroupedKernelOptions, KSlicesAreEvenAndTheSwitchIsTaken) {
   const std::int64_t b = block_size(combo.format);
   const GemmProblem expert{{8, 200, 37 * b}, combo.mode, combo.format, combo.layout, combo.out};
   EXPECT_EQ(cuda::plan_grouped_gemm(expert, 4, 8, cuda::decode_choices_from_environment()).decode.splits, 3);
-  const GroupedProblem problem = grouped_of(combo, {8, 0, 3, 5}, 200, 37 * b);
-  const std::uint64_t seed = test::fresh_seed();
-  SCOPED_TRACE(fmt::format("seed {}", seed));
-  const GroupedOperands ops = random_grouped_operands(problem, seed);
-  check_run(*cuda::prepare_grouped_kernel(ops, {false, std::nullopt}), ops,
-            find_grouped_backend("cuda-grouped").accuracy());
+  check_backend(find_grouped_backend("cuda-grouped"), grouped_of(combo, {8, 0, 3, 5}, 200, 37 * b));
 }
 
 // The w4a4 path's first kernel alone (fp4_dequantize.hpp): the experts' FP4 activations, each
