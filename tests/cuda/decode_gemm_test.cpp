@@ -438,7 +438,8 @@ TEST(DecodeGemmRules, ClusterSumsAreWantedAboveSixteenKSlices) {
 // below the minimum). A minimum of 1 lets short slices fill the GPU (16 x 768, 12 narrow tiles: all
 // 48). A GPU on which nothing fits gets the fewest slices; so does K of one group.
 // K-slices as wanted where they fit; where the A slice's limit adds slices, all are evened out
-// (48 groups, at most 47 per slice: 24 + 24, not 47 + 1); capped by the groups and max_splits.
+// (48 groups, at most 47 per slice: 24 + 24, not 47 + 1); capped by the groups and max_splits;
+// arguments below 1 refused by name.
 TEST(DecodeGemmRules, KSlicesAreBalanced) {
   using cuda::balanced_k_slices;
   const auto expect = [](cuda::KSlicing got, int splits, int groups) {
@@ -454,6 +455,8 @@ TEST(DecodeGemmRules, KSlicesAreBalanced) {
   expect(balanced_k_slices(2, 5, 2, 11), 2, 1);      // capped by the groups
   expect(balanced_k_slices(48, 24, 16, 11), 16, 3);  // capped by max_splits (a cluster)
   expect(balanced_k_slices(48, 1, 16, 2), 24, 2);    // the A slice's limit beats max_splits
+  test::expect_error<InvalidArgument>([] { balanced_k_slices(0, 1, 1, 1); },
+                                      "balanced_k_slices: k_groups = 0, max_splits = 1, max_groups = 1 must be >= 1");
   for (std::int64_t k = 1; k <= 200; ++k)
     for (std::int64_t wanted = 1; wanted <= 40; ++wanted)
       for (int max_groups : {1, 3, 11, 47, 95}) {
