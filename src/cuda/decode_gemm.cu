@@ -46,18 +46,22 @@ constexpr int kSliceSmemLimit = 48 * 1024;
 constexpr int kCtasPerSmTarget = 4;
 
 // f(the kernel instance for M <= max_tokens in CTAs of `warps` warps): decode::with_instance's
-// choice, A staged from bf16 in both modes (w4a4: A's block values, DecodePlan::a_block_values).
+// choice; quantize_a: the instance that quantizes w4a4's bf16 A itself (DecodePlan::
+// a_quantized_in_kernel), else the one that stages A from bf16 (w4a4: A's block values,
+// DecodePlan::a_block_values).
 template <class F>
-decltype(auto) with_kernel(int max_tokens, int warps, F&& f) {
+decltype(auto) with_kernel(int max_tokens, int warps, bool quantize_a, F&& f) {
   return decode::with_instance(max_tokens, warps, [&](auto tokens, auto cta_warps) {
-    return f(decode::decode_gemm_kernel<decltype(tokens)::value, decltype(cta_warps)::value>);
+    constexpr int kTokens = decltype(tokens)::value, kWarps = decltype(cta_warps)::value;
+    return quantize_a ? f(decode::decode_gemm_kernel<kTokens, kWarps, true>)
+                      : f(decode::decode_gemm_kernel<kTokens, kWarps, false>);
   });
 }
 
-// CTAs of cuda-decode's kernel for M <= max_tokens in CTAs of `warps` warps resident per SM with
-// smem_bytes of dynamic shared memory.
-int decode_kernel_occupancy(int max_tokens, int warps, int smem_bytes) {
-  return with_kernel(max_tokens, warps, [&](auto kernel) {
+// CTAs of cuda-decode's kernel for M <= max_tokens in CTAs of `warps` warps (quantize_a: the
+// instance that quantizes A) resident per SM with smem_bytes of dynamic shared memory.
+int decode_kernel_occupancy(int max_tokens, int warps, bool quantize_a, int smem_bytes) {
+  return with_kernel(max_tokens, warps, quantize_a, [&](auto kernel) {
     return resident_ctas_per_sm(reinterpret_cast<const void*>(kernel), decode::threads_of(warps), smem_bytes,
                                 "cuda-decode");
   });
@@ -207,7 +211,8 @@ bool a_quantized_in_kernel_wanted(AQuantize choice, std::int64_t tiles_n, std::i
   switch (choice) {
     case AQuantize::separate: return false;
     case AQuantize::in_kernel: return true;
-    case AQuantize::by_tile_count: return m == 1 && tiles_n <= kInKernelQuantizeMaxTiles;
+    case AQuantize::by_tile_count:
+      return m == 1 ? tiles_n <= kInKernelQuantizeMaxTiles : m * tiles_n <= kInKernelQuantizeMaxRowTiles;
   }
   return false;
 }
@@ -275,7 +280,7 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_l
   const auto ctas_per_sm = [&](int groups) {
     const int smem = decode::smem_bytes(a_rows, groups, mxfp4, plan.warps);
     return occupancy ? occupancy(plan.max_tokens, plan.warps, smem)
-                     : decode_kernel_occupancy(plan.max_tokens, plan.warps, smem);
+                     : decode_kernel_occupancy(plan.max_tokens, plan.warps, plan.a_quantized_in_kernel, smem);
   };
   std::int64_t splits_wanted =  // the forced count, or the CTA-count rule's
       choices.k_slices > 0 ? choices.k_slices : (sms * kCtasPerSmTarget + gemm_tiles - 1) / gemm_tiles;
@@ -291,7 +296,7 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_l
   if (cluster_sums_wanted(choices.split_sums, plan.splits) && current_device_sm() >= 90) {
     DecodePlan clustered = plan;
     slice_k(clustered, splits_wanted, kMaxClusterSplits);
-    with_kernel(plan.max_tokens, plan.warps, [&](auto kernel) {
+    with_kernel(plan.max_tokens, plan.warps, plan.a_quantized_in_kernel, [&](auto kernel) {
       allow_dynamic_smem(reinterpret_cast<const void*>(kernel), clustered.smem_bytes, "cuda-decode");
       clustered.splits_in_cluster = clustered.splits > 1 && clustered.splits <= kMaxClusterSplits &&
                                     clusters_fit(kernel, clustered);
@@ -337,7 +342,7 @@ void launch_decode_gemm(const GemmProblem& problem, const DecodePlan& plan,
   p.a_status = ops.a_status;
   const dim3 grid(unsigned(plan.tiles_n), unsigned(plan.splits));
   const dim3 cluster(1, plan.splits_in_cluster ? unsigned(plan.splits) : 1u);
-  with_kernel(plan.max_tokens, plan.warps, [&](auto kernel) {
+  with_kernel(plan.max_tokens, plan.warps, ops.a_source != nullptr, [&](auto kernel) {
     launch_kernel_in_clusters(kernel, grid, cluster, decode::threads_of(plan.warps), plan.smem_bytes,
                               plan.dependent_launch, stream, p);
   });

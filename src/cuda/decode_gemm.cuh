@@ -13,8 +13,8 @@
 //     kernel of the stream (programmatic dependent launch: the CTA may start during its tail).
 //  1. Stage the K-slice of A (its M rows; fragments of rows past M are zero) into shared memory as
 //     bf16, several loads in flight per thread, or (1q, cuda-decode's w4a4 when Params::a_source
-//     is set) quantizing the bf16 activations of the slice in the CTA, one scale block per thread
-//     and step, into their block values (quantize_lane.cuh: the GPU quantizer's bytes), so that no
+//     is set) quantizing the bf16 activations of the slice in the CTA, each scale block spread
+//     over 4 / 8 threads, into their block values (quantize_lane.cuh: the GPU quantizer's bytes), so that no
 //     quantization kernel runs before the GEMM. Each 128-k group is stored chunk-transposed
 //     (8-element chunk c = 4t + jj at unit 4jj + t, k order inside a chunk), rows padded by 64
 //     bytes: the fragment loads of step 3 are conflict-free 16-byte loads.
@@ -36,6 +36,8 @@
 //     ops per 8 codes, E2M1 x 2^-126 exactly, pairs in k order) times one bf16x2 multiply by the
 //     block scale, which carries the 2^126 (NVFP4: scale x 2^118, the result x 2^8 at the end;
 //     MXFP4: x 2^126, then x scale). Word jj's pairs meet the activation chunk jj in k order.
+//     Token rows past M load zeros; the 16-token instances run a copy of the loop without that
+//     predicate where M = 16 (every row real).
 //  3'. M = 1 ("block columns", the kMaxTokens = 1 instance): the 8 MMA columns are not 8 tokens
 //     (7 would be zeros) but the 8 scale blocks of the lane quad's 128 k: MMA j takes k = 32t +
 //     2j, +1 (block 2t) and 32t + 16 + 2j, +1 (block 2t + 1) of each lane's own codes, and column c
@@ -227,39 +229,40 @@ __device__ void stage_activations(const Params& p, std::uint16_t* a_tile, std::i
 }
 
 // Step 1q: stages rows 0 .. a_rows_staged - 1 of the slice as the block values of p.a_source's
-// activations quantized to format F (rows past M and k past the slice as zeros). One scale block
-// (16 NVFP4 / 32 MXFP4 elements: 1 / 2 lanes' worth of quantize_lane.cuh) per thread and step.
+// activations quantized to format F (rows past M and k past the slice as zeros). A scale block
+// (16 NVFP4 / 32 MXFP4 elements) is spread over kLanes = 4 / 8 consecutive threads of one warp,
+// 4 elements each (quantize_lane.cuh's spread lanes, as the quantizer kernel for small tensors):
+// at small M the slice has few blocks (1 x 384 k: 24), and a thread per block left most threads
+// idle while each of the others ran 16 IEEE divisions in series. The block's lanes share its max
+// |x| by shuffles; a row holds whole blocks and kThreads is a multiple of kLanes, so a block's
+// lanes are always in one warp and one step of the walk together.
 template <int kMaxTokens, Fp4Format F, int kThreads>
 __device__ void stage_quantized_activations(const Params& p, std::uint16_t* a_tile, std::int64_t k_begin, int slice,
                                             int stride) {
-  constexpr int kBlock = block_size(F), kParts = kBlock / kElementsPerLane;
+  constexpr int E = kSpreadElementsPerLane, kBlock = block_size(F), kLanes = kBlock / E;
+  static_assert(kThreads % kLanes == 0 && 32 % kLanes == 0, "a block's lanes are in one warp and one step");
   const int groups = (slice + kGroupK - 1) / kGroupK;
-  for_each_item<kThreads>(a_rows_staged(kMaxTokens, int(p.m)), groups * (kGroupK / kBlock), [&](int row, int block) {
-    const int k_local = block * kBlock;
-    uint4 values[2 * kParts] = {};  // 8 bf16 each, in k order
-    if (row < p.m && k_local < slice) {  // a block is wholly inside K (K % kBlock == 0)
-      const std::int64_t column0 = k_begin + k_local;
-      float v[kParts][kElementsPerLane];
-      std::uint32_t amax_bits = 0;
+  const unsigned lane = threadIdx.x % 32;
+  const unsigned block_mask = ((1u << kLanes) - 1u) << (lane & ~unsigned(kLanes - 1));
+  const int items_per_row = groups * (kGroupK / kBlock) * kLanes;
+  for_each_item<kThreads>(a_rows_staged(kMaxTokens, int(p.m)), items_per_row, [&](int row, int item) {
+    const int k_local = item * E;  // block item / kLanes, part item % kLanes
+    std::uint32_t pairs[E / 2] = {};  // bf16 pairs in k order
+    if (row < p.m && k_local / kBlock * kBlock < slice) {  // uniform over the block's lanes (K % kBlock == 0)
+      const std::int64_t column = k_begin + k_local;
+      float v[E];
+      load_lane<DType::bf16>(p.a_source, row * p.k + column, v);
+      std::uint32_t amax_bits = max_abs_bits(v);
+      if (amax_bits >= kInfBits) record_non_finite(v, row, column, p.a_status);
 #pragma unroll
-      for (int part = 0; part < kParts; ++part) {
-        const std::int64_t column = column0 + part * kElementsPerLane;
-        load_lane<DType::bf16>(p.a_source, row * p.k + column, v[part]);
-        const std::uint32_t m = max_abs_bits(v[part]);
-        if (m >= kInfBits) record_non_finite(v[part], row, column, p.a_status);
-        amax_bits = max(amax_bits, m);
-      }
+      for (int offset = kLanes / 2; offset > 0; offset /= 2)
+        amax_bits = max(amax_bits, __shfl_xor_sync(block_mask, amax_bits, offset));
       const std::uint8_t scale = block_scale_code<F>(float_from_bits(amax_bits), p.a_scale_2);
-#pragma unroll
-      for (int part = 0; part < kParts; ++part) {
-        std::uint32_t pairs[kElementsPerLane / 2];
-        lane_block_values<F, kElementsPerLane>(lane_codes<F>(v[part], scale, p.a_scale_2), scale, pairs);
-        values[2 * part] = make_uint4(pairs[0], pairs[1], pairs[2], pairs[3]);
-        values[2 * part + 1] = make_uint4(pairs[4], pairs[5], pairs[6], pairs[7]);
-      }
+      lane_block_values<F, E>(lane_codes<F>(v, scale, p.a_scale_2), scale, pairs);
     }
-#pragma unroll
-    for (int c = 0; c < 2 * kParts; ++c) *staged_unit(a_tile, row, k_local / 8 + c, stride) = values[c];
+    // elements k_local .. + 3: half (k_local % 8) / 4 of chunk k_local / 8
+    reinterpret_cast<uint2*>(staged_unit(a_tile, row, k_local / 8, stride))[k_local % 8 / 4] =
+        make_uint2(pairs[0], pairs[1]);
   });
 }
 
@@ -337,7 +340,7 @@ __device__ __forceinline__ void copy_group(const LaneStream& s, std::uint8_t* st
 }
 
 // ------------------------------------------------------------------ step 3: MMAs of one group
-template <int MT, bool kMxfp4>
+template <int MT, bool kMxfp4, bool kAllRowsReal>
 __device__ __forceinline__ void multiply_group(std::uint8_t* stage, int lane, const std::uint16_t* a_group,
                                                int stride, int m, int g, int t,
                                                float (&acc)[chains(MT)][MT][4]) {
@@ -359,7 +362,7 @@ __device__ __forceinline__ void multiply_group(std::uint8_t* stage, int lane, co
     uint4 act[MT];  // k = 32t + 8jj .. +7 of tokens 8mt + g, in k order
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
-      act[mt] = 8 * mt + g < m ? *reinterpret_cast<const uint4*>(a_group + (8 * mt + g) * stride + (4 * jj + t) * 8)
+      act[mt] = kAllRowsReal || 8 * mt + g < m ? *reinterpret_cast<const uint4*>(a_group + (8 * mt + g) * stride + (4 * jj + t) * 8)
                                : make_uint4(0, 0, 0, 0);
     std::uint32_t w[2][4];  // [row][pair]: (c0, c1), (c2, c3), (c4, c5), (c6, c7) of word jj
 #pragma unroll
@@ -530,14 +533,18 @@ __device__ __forceinline__ void block_column_result(const float (&y)[4], int shi
 }
 
 // kMaxTokens: the instance (M <= kMaxTokens: 1, 8, 16 or 32). kMxfp4: the format (p.mxfp4), a
-// template parameter so that the group loop is one basic block. kDecodeKernel: cuda-decode's own kernel, whose launch may be in clusters (step 4',
-// p.splits_in_cluster decides) and whose w4a4 A may be quantized in the CTA (step 1q, p.a_source
-// decides); cuda-grouped's kernel does neither and carries no code (nor registers) of either.
-// kWarps: the CTA's warps (kNarrowWarps or kWideWarps).
-template <int kMaxTokens, bool kDecodeKernel, bool kMxfp4, int kWarps>
+// template parameter so that the group loop is one basic block. kDecodeKernel: cuda-decode's own
+// kernel, whose launch may be in clusters (step 4', p.splits_in_cluster decides); cuda-grouped's
+// kernel carries no code (nor registers) of it. kQuantizeA (cuda-decode's only): the instance
+// that quantizes w4a4's A in the CTA (step 1q, from p.a_source); the others stage bf16 and carry
+// no code of it, so that it cannot change the registers of the instances w4a16 runs (the spread
+// step 1q took the 32-token instances from 80 to 96: notes_decode.md v20). kWarps: the CTA's
+// warps (kNarrowWarps or kWideWarps).
+template <int kMaxTokens, bool kDecodeKernel, bool kQuantizeA, bool kMxfp4, int kWarps>
 __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord cta, std::uint16_t* a_tile) {
   constexpr int MT = token_blocks(kMaxTokens), kThreads = threads_of(kWarps);
   static_assert(MT >= 1 && MT <= kMaxTokenBlocks, "1..32 tokens");
+  static_assert(kDecodeKernel || !kQuantizeA, "only cuda-decode's kernel quantizes A");
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32, g = lane / 4, t = lane % 4;
 
   const std::int64_t k_begin = std::int64_t(cta.split) * p.groups_per_split * kGroupK;
@@ -581,7 +588,7 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
   wait_for_prerequisite_grids();
   allow_dependent_grids();
   constexpr Fp4Format kFormat = kMxfp4 ? Fp4Format::mxfp4 : Fp4Format::nvfp4;
-  if (kDecodeKernel && p.a_source)
+  if constexpr (kQuantizeA)
     stage_quantized_activations<kMaxTokens, kFormat, kThreads>(p, a_tile, k_begin, slice, stride);
   else
     stage_activations<kMaxTokens, kThreads>(p, a_tile, k_begin, slice, stride);
@@ -617,9 +624,20 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
     block_column_result(y, shift, acc[0]);
   } else {
     float chain_acc[chains(MT)][MT][4] = {};
-    stream_groups([&](std::uint8_t* stage, int i) {
-      multiply_group<MT, kMxfp4>(stage, lane, a_tile + i * kGroupK, stride, int(p.m), g, t, chain_acc);
-    });
+    // Where both token blocks of the 16-token instances lie below M, the loop's activation loads
+    // need no predicate, and the zero fills of rows past M (16 CS2R per group) are not issued:
+    // 2-6 % at M = 16 on an H100 (bench/results/grouped_all_rows and staging_walk). At 8 tokens
+    // it measured -3..+3 %, and at 32 the second loop took ptxas from 80 to 90 registers.
+    const auto stream_and_multiply = [&](auto all_rows_real) {
+      stream_groups([&](std::uint8_t* stage, int i) {
+        multiply_group<MT, kMxfp4, decltype(all_rows_real)::value>(stage, lane, a_tile + i * kGroupK, stride,
+                                                                    int(p.m), g, t, chain_acc);
+      });
+    };
+    if (MT == 2 && p.m >= 8 * MT)
+      stream_and_multiply(std::true_type{});
+    else
+      stream_and_multiply(std::false_type{});
     const float unshift = kMxfp4 ? 1.0f : float(1 << mma::kNvfp4Shift);  // exact: a power of two
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
@@ -649,22 +667,23 @@ __device__ __forceinline__ void decode_cta_of_format(const Params& p, CtaCoord c
 // `cta` names the rows tile (B rows 16 kWarps tile ..) and the K-slice; a caller that runs several
 // GEMMs in one launch (grouped) passes each GEMM's Params with its own pointers, workspace and
 // counters.
-template <int kMaxTokens, int kWarps, bool kDecodeKernel = false>
+template <int kMaxTokens, int kWarps, bool kDecodeKernel = false, bool kQuantizeA = false>
 __device__ __forceinline__ void decode_cta(const Params& p, CtaCoord cta, std::uint16_t* a_tile) {
   if (p.mxfp4)
-    decode_cta_of_format<kMaxTokens, kDecodeKernel, true, kWarps>(p, cta, a_tile);
+    decode_cta_of_format<kMaxTokens, kDecodeKernel, kQuantizeA, true, kWarps>(p, cta, a_tile);
   else
-    decode_cta_of_format<kMaxTokens, kDecodeKernel, false, kWarps>(p, cta, a_tile);
+    decode_cta_of_format<kMaxTokens, kDecodeKernel, kQuantizeA, false, kWarps>(p, cta, a_tile);
 }
 
 // ------------------------------------------------------------------ the kernel
 // grid = N-tiles x K-splits of threads_of(kWarps) threads; dynamic shared memory
-// smem_bytes(a_rows_staged, groups_per_split, format, kWarps).
-template <int kMaxTokens, int kWarps>
+// smem_bytes(a_rows_staged, groups_per_split, format, kWarps). kQuantizeA: A quantized from
+// p.a_source in the CTA (step 1q), else staged from p.a_bf16.
+template <int kMaxTokens, int kWarps, bool kQuantizeA = false>
 __global__ void __launch_bounds__(threads_of(kWarps)) decode_gemm_kernel(const Params p) {
   extern __shared__ uint4 smem[];
-  decode_cta<kMaxTokens, kWarps, true>(p, CtaCoord{int(blockIdx.x), int(blockIdx.y), int(gridDim.y)},
-                                       reinterpret_cast<std::uint16_t*>(smem));
+  decode_cta<kMaxTokens, kWarps, true, kQuantizeA>(p, CtaCoord{int(blockIdx.x), int(blockIdx.y), int(gridDim.y)},
+                                                   reinterpret_cast<std::uint16_t*>(smem));
 }
 
 // ------------------------------------------------------------------ the instances

@@ -70,16 +70,19 @@ inline constexpr int kMaxClusterSplits = 16;  // sm_90's largest (non-portable) 
 bool cluster_sums_wanted(SplitSums sums, int global_splits);
 
 // Where w4a4's activations are quantized in each call: by the GPU quantizer's kernel before the
-// GEMM (separate), or by every CTA for its own A slice (in_kernel: no second launch, but each
-// thread quantizes its scale blocks serially, an IEEE division per element, and every N-tile
-// repeats the work); by_tile_count takes in_kernel at M = 1 with at most
-// kInKernelQuantizeMaxTiles N-tiles. Measured on an H200 (bench/results/h200_decode_in_kernel_quantize,
-// K = 6144, us separate -> in kernel): M = 1 with 4-64 N-tiles gains 0.8-0.9 (1 x 768 6.49 ->
-// 5.71, 1 x 4096 9.82 -> 9.03), with 96 and 256 it loses 2.4-4.4 (1 x 16384 21.98 -> 26.35);
-// M = 16 loses everywhere, 0.3 us with 4 N-tiles up to 62 us with 256 (every thread quantizes
-// several blocks before the GEMM can start).
+// GEMM (separate), or by every CTA for its own A slice (in_kernel: no second launch, but every
+// N-tile repeats the work before its GEMM starts); by_tile_count takes in_kernel at M = 1 with at
+// most kInKernelQuantizeMaxTiles N-tiles, and at M >= 2 where M x N-tiles is at most
+// kInKernelQuantizeMaxRowTiles. Measured on an H200 with a thread per scale block
+// (bench/results/h200_decode_in_kernel_quantize, K = 6144, us separate -> in kernel): M = 1 with
+// 4-64 N-tiles gains 0.8-0.9 (1 x 768 6.49 -> 5.71, 1 x 4096 9.82 -> 9.03), with 96 and 256 it
+// loses 2.4-4.4. With a block spread over 4 / 8 threads (the quantizing instances; an H100,
+// bench/results/staging_walk, us separate -> in kernel): 2 x 256 (4 N-tiles) 5.89 -> 5.76, 2 x
+// 768 (12) 7.46 -> 6.79, 4 x 256 8.41 -> 6.80; but 4 x 768 7.60 -> 7.85, 8 x 256 8.41 -> 10.08
+// and 16 x 256 9.15 -> 16.98 (M x N-tiles 48, 32, 64: the repeated work outgrows the launch).
 enum class AQuantize { by_tile_count, separate, in_kernel };
 inline constexpr std::int64_t kInKernelQuantizeMaxTiles = 64;
+inline constexpr std::int64_t kInKernelQuantizeMaxRowTiles = 24;
 bool a_quantized_in_kernel_wanted(AQuantize choice, std::int64_t tiles_n, std::int64_t m);
 
 // CTAs of 4 warps (64 rows of B), or wide ones of 8 (128 rows), which stage their A slice once for

@@ -505,16 +505,21 @@ TEST(DecodeGemmRules, AQuantizeSwitchTakesAutoSeparateOrKernelAndNamesTheVariabl
 }
 
 // The measured rule (decode_gemm.hpp): in the kernel at M = 1 with at most
-// kInKernelQuantizeMaxTiles = 64 N-tiles (N <= 4096), never at M > 1; the forced choices whatever
-// the shape.
-TEST(DecodeGemmRules, ActivationsAreQuantizedInTheKernelAtMOneWithFewTiles) {
+// kInKernelQuantizeMaxTiles = 64 N-tiles (N <= 4096), at M >= 2 where M x N-tiles is at most
+// kInKernelQuantizeMaxRowTiles = 24 (2 x 768, 4 x 384); the forced choices whatever the shape.
+TEST(DecodeGemmRules, ActivationsAreQuantizedInTheKernelAtSmallMWithFewTiles) {
   using cuda::AQuantize;
-  const std::int64_t limit = cuda::kInKernelQuantizeMaxTiles;
+  const std::int64_t limit = cuda::kInKernelQuantizeMaxTiles, row_limit = cuda::kInKernelQuantizeMaxRowTiles;
   EXPECT_TRUE(cuda::a_quantized_in_kernel_wanted(AQuantize::by_tile_count, 12, 1));
   EXPECT_TRUE(cuda::a_quantized_in_kernel_wanted(AQuantize::by_tile_count, limit, 1));
   EXPECT_FALSE(cuda::a_quantized_in_kernel_wanted(AQuantize::by_tile_count, limit + 1, 1));
-  EXPECT_FALSE(cuda::a_quantized_in_kernel_wanted(AQuantize::by_tile_count, 4, 2));
-  EXPECT_FALSE(cuda::a_quantized_in_kernel_wanted(AQuantize::by_tile_count, 4, 16));
+  EXPECT_TRUE(cuda::a_quantized_in_kernel_wanted(AQuantize::by_tile_count, 4, 2));
+  EXPECT_TRUE(cuda::a_quantized_in_kernel_wanted(AQuantize::by_tile_count, row_limit / 2, 2));
+  EXPECT_FALSE(cuda::a_quantized_in_kernel_wanted(AQuantize::by_tile_count, row_limit / 2 + 1, 2));
+  EXPECT_TRUE(cuda::a_quantized_in_kernel_wanted(AQuantize::by_tile_count, 4, 4));
+  EXPECT_FALSE(cuda::a_quantized_in_kernel_wanted(AQuantize::by_tile_count, 12, 4));
+  EXPECT_FALSE(cuda::a_quantized_in_kernel_wanted(AQuantize::by_tile_count, 4, 8));
+  EXPECT_FALSE(cuda::a_quantized_in_kernel_wanted(AQuantize::by_tile_count, 1, 32));
   for (std::int64_t tiles : {1, 1000}) {
     EXPECT_FALSE(cuda::a_quantized_in_kernel_wanted(AQuantize::separate, tiles, 1));
     EXPECT_TRUE(cuda::a_quantized_in_kernel_wanted(AQuantize::in_kernel, tiles, 32));
