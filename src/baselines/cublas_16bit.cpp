@@ -1,10 +1,12 @@
 #include "baselines/cublas_16bit.hpp"
 
+#include <atomic>
 #include <climits>
 
 #include <fmt/format.h>
 
 #include "baselines/cublas_conventions.hpp"
+#include "cpu/parallel_for.hpp"
 #include "fp4gemm/codecs.hpp"
 #include "fp4gemm/error.hpp"
 
@@ -12,13 +14,24 @@ namespace fp4gemm::baselines {
 
 std::vector<std::uint16_t> exact_16bit(const std::vector<float>& values, DType t, const char* operand) {
   std::vector<std::uint16_t> codes(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const float v = values[i];
-    codes[i] = t == DType::bf16 ? bf16_from_float(v) : fp16_from_float(v);
-    const float back = t == DType::bf16 ? bf16_to_float(codes[i]) : fp16_to_float(codes[i]);
-    require(back == v, "{}[{}] = {} is not exact in {}: cublas-bf16 would change the operand",
-            operand, i, v, to_string(t));
-  }
+  // On all hardware threads (a grouped baseline converts every expert's weights); the error names
+  // the first inexact element whatever the thread count.
+  std::atomic<std::size_t> first_inexact{values.size()};
+  cpu::parallel_for(std::int64_t(values.size()), [&](std::int64_t begin, std::int64_t end) {
+    for (auto i = std::size_t(begin); i < std::size_t(end); ++i) {
+      const float v = values[i];
+      codes[i] = t == DType::bf16 ? bf16_from_float(v) : fp16_from_float(v);
+      const float back = t == DType::bf16 ? bf16_to_float(codes[i]) : fp16_to_float(codes[i]);
+      if (back == v) continue;
+      std::size_t seen = first_inexact.load();
+      while (i < seen && !first_inexact.compare_exchange_weak(seen, i)) {
+      }
+      return;
+    }
+  });
+  const std::size_t i = first_inexact.load();
+  require(i == values.size(), "{}[{}] = {} is not exact in {}: cublas-bf16 would change the operand", operand, i,
+          i < values.size() ? values[i] : 0.0f, to_string(t));
   return codes;
 }
 

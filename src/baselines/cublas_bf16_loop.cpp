@@ -23,6 +23,8 @@ class CublasLoopRun final : public cuda::DeviceGemmRun {
         workspace_(kWorkspaceBytes),
         handle_(make_exact_cublas_handle(stream(), workspace_)) {
     std::vector<float> a_hat, b_hat;  // T_total x K, E x N x K
+    a_hat.reserve(std::size_t(grouped_.total_tokens() * grouped_.k));
+    b_hat.reserve(std::size_t(grouped_.experts() * grouped_.n * grouped_.k));
     for (const GemmOperands& expert : ops.experts) {
       const std::vector<float> b = weight_values(expert);
       b_hat.insert(b_hat.end(), b.begin(), b.end());

@@ -10,7 +10,11 @@
 
 #include <fmt/format.h>
 
+#include "baselines/cublas_16bit.hpp"
 #include "check/verify.hpp"
+#include "expect_error.hpp"
+#include "fp4gemm/codecs.hpp"
+#include "fp4gemm/error.hpp"
 #include "fp4gemm/backend.hpp"
 #include "fp4gemm/device.hpp"
 
@@ -114,6 +118,25 @@ TEST(Baselines, RefusalsSayWhy) {
   // K = 16 FP4 elements are 8 bytes.
   expect_refused("cublaslt-nvfp4", problem(1, 8, 16, Mode::w4a4, Fp4Format::nvfp4, DType::f32),
                  "K a multiple of 32");
+}
+
+// exact_16bit converts on all hardware threads; its refusal names the first inexact element
+// whatever thread finds one first, and the codes of exact values are their bf16 / fp16 bits.
+TEST(Baselines, ExactSixteenBitNamesTheFirstInexactElement) {
+  std::vector<float> values(1 << 20);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = float(int(i % 512) - 256) * 0.25f;
+  const std::vector<std::uint16_t> bf16 = baselines::exact_16bit(values, DType::bf16, "B_hat");
+  const std::vector<std::uint16_t> fp16 = baselines::exact_16bit(values, DType::f16, "B_hat");
+  for (std::size_t i : {std::size_t(0), std::size_t(777), values.size() - 1}) {
+    EXPECT_EQ(bf16[i], bf16_from_float(values[i])) << i;
+    EXPECT_EQ(fp16[i], fp16_from_float(values[i])) << i;
+  }
+  values[700001] = 1.0f + 0x1p-12f;  // 13 significant bits: exact in neither
+  values[300001] = 1.0f + 0x1p-10f;  // exact in fp16, not in bf16
+  test::expect_error<InvalidArgument>([&] { baselines::exact_16bit(values, DType::bf16, "B_hat"); },
+                                      "B_hat[300001] = 1.0009766 is not exact in bf16");
+  test::expect_error<InvalidArgument>([&] { baselines::exact_16bit(values, DType::f16, "A_hat"); },
+                                      "A_hat[700001] = 1.0002441 is not exact in f16");
 }
 
 // ---------------------------------------------------------------- against the reference

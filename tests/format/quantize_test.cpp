@@ -228,6 +228,30 @@ TEST(Quantize, RowsAreIndependentGivenScale2) {
   }
 }
 
+// block_values decodes rows on all hardware threads: every element of a tensor with more rows
+// than threads, an odd count, equals its own block_value, in both formats and scale layouts.
+TEST(Quantize, BlockValuesDecodeEveryRow) {
+  const HostMatrix x = random_matrix(301, 64, 11);
+  for (Fp4Format format : {Fp4Format::nvfp4, Fp4Format::mxfp4})
+    for (ScaleLayout layout : {ScaleLayout::linear, ScaleLayout::swizzled}) {
+      QuantizeOptions options;
+      options.format = format;
+      options.scale_layout = layout;
+      const Fp4Tensor t = quantize(x, options);
+      const std::vector<float> v = block_values(t);
+      ASSERT_EQ(v.size(), std::size_t(301 * 64));
+      std::size_t nonzero = 0;
+      for (std::int64_t r = 0; r < t.rows; ++r)
+        for (std::int64_t k = 0; k < t.cols; ++k) {
+          const float want = t.block_value(r, k);
+          ASSERT_EQ(float_bits(v[std::size_t(r * 64 + k)]), float_bits(want))
+              << to_string(format) << " " << to_string(layout) << " (" << r << ", " << k << ")";
+          nonzero += want != 0.0f;
+        }
+      EXPECT_GT(nonzero, v.size() / 2) << "the random tensor decodes to mostly zeros";
+    }
+}
+
 TEST(Quantize, RejectsBadShapes) {
   const auto zeros = [](std::int64_t rows, std::int64_t cols) {
     return HostMatrix::from_f32(rows, cols, std::vector<float>(std::size_t(rows * cols), 0.0f));
