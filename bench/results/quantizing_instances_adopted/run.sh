@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stop 35's third call: the tree adopted (.carry/fin: f9f4fc5 + the quantizing instances + the
+# Stop 35's third call (NOT RUN): the tree adopted (.carry/fin, built from f24cde0 or later: f9f4fc5 + the quantizing instances + the
 # all-rows-real loop at 16 tokens + the w4a4 rule at M >= 2; `scripts/build_carry.sh .carry/fin
 # fp4gemm_cli,decode_gemm_test,grouped_gemm_test fp4gemm tests/cuda/decode_gemm_test
 # tests/cuda/grouped_gemm_test`) against the base (.carry/h, f9f4fc5).
