@@ -1,5 +1,6 @@
 #include "baselines/cublas_16bit.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 
@@ -14,11 +15,15 @@ namespace fp4gemm::baselines {
 
 std::vector<std::uint16_t> exact_16bit(const std::vector<float>& values, DType t, const char* operand) {
   std::vector<std::uint16_t> codes(values.size());
-  // On all hardware threads (a grouped baseline converts every expert's weights); the error names
-  // the first inexact element whatever the thread count.
+  // On all hardware threads, in pieces of kPiece elements (a grouped baseline converts every
+  // expert's weights; a small operand stays on one thread); the error names the first inexact
+  // element whatever the thread count.
+  constexpr std::size_t kPiece = std::size_t(1) << 16;
   std::atomic<std::size_t> first_inexact{values.size()};
-  cpu::parallel_for(std::int64_t(values.size()), [&](std::int64_t begin, std::int64_t end) {
-    for (auto i = std::size_t(begin); i < std::size_t(end); ++i) {
+  const auto pieces = std::int64_t((values.size() + kPiece - 1) / kPiece);
+  cpu::parallel_for(pieces, [&](std::int64_t piece_begin, std::int64_t piece_end) {
+    const std::size_t end = std::min(values.size(), std::size_t(piece_end) * kPiece);
+    for (std::size_t i = std::size_t(piece_begin) * kPiece; i < end; ++i) {
       const float v = values[i];
       codes[i] = t == DType::bf16 ? bf16_from_float(v) : fp16_from_float(v);
       const float back = t == DType::bf16 ? bf16_to_float(codes[i]) : fp16_to_float(codes[i]);

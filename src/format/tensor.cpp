@@ -1,5 +1,7 @@
 #include "fp4gemm/tensor.hpp"
 
+#include <algorithm>
+
 #include "cpu/parallel_for.hpp"
 #include "fp4gemm/codecs.hpp"
 #include "fp4gemm/error.hpp"
@@ -50,10 +52,12 @@ float Fp4Tensor::block_value(std::int64_t r, std::int64_t k) const {
 
 std::vector<float> block_values(const Fp4Tensor& t) {
   std::vector<float> v(std::size_t(t.rows * t.cols));
-  // Rows on all hardware threads: a grouped bench's baselines decode every expert in prepare()
-  // (32 x 4096 x 6144 elements: ~15 s on one core).
-  cpu::parallel_for(t.rows, [&](std::int64_t row_begin, std::int64_t row_end) {
-    for (std::int64_t r = row_begin; r < row_end; ++r)
+  // On all hardware threads, in pieces of rows of at least 2^16 elements (a grouped bench's
+  // baselines decode every expert in prepare(), 32 x 4096 x 6144 elements: ~15 s on one core; a
+  // small tensor stays on one thread).
+  const std::int64_t rows_per_piece = std::max<std::int64_t>(1, (std::int64_t(1) << 16) / t.cols);
+  cpu::parallel_for((t.rows + rows_per_piece - 1) / rows_per_piece, [&](std::int64_t piece_begin, std::int64_t piece_end) {
+    for (std::int64_t r = piece_begin * rows_per_piece; r < std::min(t.rows, piece_end * rows_per_piece); ++r)
       for (std::int64_t k = 0; k < t.cols; ++k) v[std::size_t(r * t.cols + k)] = t.block_value(r, k);
   });
   return v;

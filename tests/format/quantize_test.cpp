@@ -228,10 +228,12 @@ TEST(Quantize, RowsAreIndependentGivenScale2) {
   }
 }
 
-// block_values decodes rows on all hardware threads: every element of a tensor with more rows
-// than threads, an odd count, equals its own block_value, in both formats and scale layouts.
+// block_values decodes pieces of 2^16 elements on all hardware threads: every element of a tensor
+// of several pieces and an odd row count equals its own block_value, in both formats and scale
+// layouts.
 TEST(Quantize, BlockValuesDecodeEveryRow) {
-  const HostMatrix x = random_matrix(301, 64, 11);
+  constexpr std::int64_t kRows = 3001;
+  const HostMatrix x = random_matrix(kRows, 64, 11);
   for (Fp4Format format : {Fp4Format::nvfp4, Fp4Format::mxfp4})
     for (ScaleLayout layout : {ScaleLayout::linear, ScaleLayout::swizzled}) {
       QuantizeOptions options;
@@ -239,7 +241,7 @@ TEST(Quantize, BlockValuesDecodeEveryRow) {
       options.scale_layout = layout;
       const Fp4Tensor t = quantize(x, options);
       const std::vector<float> v = block_values(t);
-      ASSERT_EQ(v.size(), std::size_t(301 * 64));
+      ASSERT_EQ(v.size(), std::size_t(kRows * 64));
       std::size_t nonzero = 0;
       for (std::int64_t r = 0; r < t.rows; ++r)
         for (std::int64_t k = 0; k < t.cols; ++k) {
