@@ -52,7 +52,8 @@ struct Fp4Tensor {
   void validate() const;
 };
 
-// Every element's block_value, rows x cols row-major fp32 (exact; scale_2 left out).
-std::vector<float> block_values(const Fp4Tensor& t);
+// Every element's block_value times `factor`, rows x cols row-major fp32 (with factor 1 exact;
+// scale_2 left out unless it is the factor: dequantize).
+std::vector<float> block_values(const Fp4Tensor& t, float factor = 1.0f);
 
 }  // namespace fp4gemm

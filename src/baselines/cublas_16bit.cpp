@@ -1,6 +1,5 @@
 #include "baselines/cublas_16bit.hpp"
 
-#include <algorithm>
 #include <atomic>
 #include <climits>
 
@@ -15,15 +14,12 @@ namespace fp4gemm::baselines {
 
 std::vector<std::uint16_t> exact_16bit(const std::vector<float>& values, DType t, const char* operand) {
   std::vector<std::uint16_t> codes(values.size());
-  // On all hardware threads, in pieces of kPiece elements (a grouped baseline converts every
-  // expert's weights; a small operand stays on one thread); the error names the first inexact
-  // element whatever the thread count.
-  constexpr std::size_t kPiece = std::size_t(1) << 16;
+  // On the hardware threads, a thread per 2^16 elements at least (a grouped baseline converts
+  // every expert's weights); the error names the first inexact element whatever the thread count.
   std::atomic<std::size_t> first_inexact{values.size()};
-  const auto pieces = std::int64_t((values.size() + kPiece - 1) / kPiece);
-  cpu::parallel_for(pieces, [&](std::int64_t piece_begin, std::int64_t piece_end) {
-    const std::size_t end = std::min(values.size(), std::size_t(piece_end) * kPiece);
-    for (std::size_t i = std::size_t(piece_begin) * kPiece; i < end; ++i) {
+  const auto count = std::int64_t(values.size());
+  cpu::parallel_for(count, [&](std::int64_t begin, std::int64_t end) {
+    for (auto i = std::size_t(begin); i < std::size_t(end); ++i) {
       const float v = values[i];
       codes[i] = t == DType::bf16 ? bf16_from_float(v) : fp16_from_float(v);
       const float back = t == DType::bf16 ? bf16_to_float(codes[i]) : fp16_to_float(codes[i]);
@@ -33,7 +29,7 @@ std::vector<std::uint16_t> exact_16bit(const std::vector<float>& values, DType t
       }
       return;
     }
-  });
+  }, cpu::threads_for(count, std::int64_t(1) << 16));
   const std::size_t i = first_inexact.load();
   require(i == values.size(), "{}[{}] = {} is not exact in {}: cublas-bf16 would change the operand", operand, i,
           i < values.size() ? values[i] : 0.0f, to_string(t));

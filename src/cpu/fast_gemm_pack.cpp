@@ -73,8 +73,7 @@ void pack_activations(const GemmOperands& ops, int lanes, std::int64_t rows,
   const bool fp4 = ops.problem.mode == Mode::w4a4;
   const std::int64_t block = block_size(ops.problem.format);
   const float* lut = scale_lut(ops.problem.format);
-  const unsigned threads = unsigned(std::clamp<std::int64_t>(
-      s.m * s.k / kPackElementsPerThread, 1, hardware_threads()));
+  const unsigned threads = threads_for(s.m * s.k, kPackElementsPerThread);
   parallel_for(
       s.m,
       [&](std::int64_t m_begin, std::int64_t m_end) {

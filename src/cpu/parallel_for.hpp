@@ -13,6 +13,12 @@ namespace fp4gemm::cpu {
 
 inline unsigned hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
+// Threads for `work` elements when a thread is worth starting only for at least `grain` of them:
+// small work stays on one thread (a std::thread costs tens of microseconds to start).
+inline unsigned threads_for(std::int64_t work, std::int64_t grain) {
+  return unsigned(std::clamp<std::int64_t>(work / grain, 1, hardware_threads()));
+}
+
 template <typename Body>
 void parallel_for(std::int64_t count, Body&& body, unsigned threads = hardware_threads()) {
   threads = unsigned(std::clamp<std::int64_t>(count, 1, threads));

@@ -189,18 +189,7 @@ Fp4Tensor quantize(const HostMatrix& x, const QuantizeOptions& options) {
 
 std::vector<float> dequantize(const Fp4Tensor& t) {
   t.validate();
-  const int block = block_size(t.format);
-  std::vector<float> out(std::size_t(t.rows * t.cols));
-  cpu::parallel_for(t.rows, [&](std::int64_t row_begin, std::int64_t row_end) {
-    for (std::int64_t r = row_begin; r < row_end; ++r) {
-      for (std::int64_t kb = 0; kb < t.scale_cols(); ++kb) {
-        const float scale = decode_scale(t.format, t.scale_code(r, kb));
-        for (std::int64_t k = kb * block; k < (kb + 1) * block; ++k)  // (q * scale) is exact
-          out[std::size_t(r * t.cols + k)] = e2m1_to_float(t.code(r, k)) * scale * t.scale_2;
-      }
-    }
-  });
-  return out;
+  return block_values(t, t.scale_2);
 }
 
 }  // namespace fp4gemm

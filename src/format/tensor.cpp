@@ -1,7 +1,5 @@
 #include "fp4gemm/tensor.hpp"
 
-#include <algorithm>
-
 #include "cpu/parallel_for.hpp"
 #include "fp4gemm/codecs.hpp"
 #include "fp4gemm/error.hpp"
@@ -50,16 +48,22 @@ float Fp4Tensor::block_value(std::int64_t r, std::int64_t k) const {
   return e2m1_to_float(code(r, k)) * decode_scale(format, scale_code(r, k / block_size(format)));
 }
 
-std::vector<float> block_values(const Fp4Tensor& t) {
+std::vector<float> block_values(const Fp4Tensor& t, float factor) {
+  const int block = block_size(t.format);
   std::vector<float> v(std::size_t(t.rows * t.cols));
-  // On all hardware threads, in pieces of rows of at least 2^16 elements (a grouped bench's
-  // baselines decode every expert in prepare(), 32 x 4096 x 6144 elements: ~15 s on one core; a
-  // small tensor stays on one thread).
-  const std::int64_t rows_per_piece = std::max<std::int64_t>(1, (std::int64_t(1) << 16) / t.cols);
-  cpu::parallel_for((t.rows + rows_per_piece - 1) / rows_per_piece, [&](std::int64_t piece_begin, std::int64_t piece_end) {
-    for (std::int64_t r = piece_begin * rows_per_piece; r < std::min(t.rows, piece_end * rows_per_piece); ++r)
-      for (std::int64_t k = 0; k < t.cols; ++k) v[std::size_t(r * t.cols + k)] = t.block_value(r, k);
-  });
+  // Rows on the hardware threads, a thread per 2^16 elements at least (a grouped bench's
+  // baselines decode every expert in prepare(), 32 x 4096 x 6144 elements: ~15 s on one core).
+  cpu::parallel_for(
+      t.rows,
+      [&](std::int64_t row_begin, std::int64_t row_end) {
+        for (std::int64_t r = row_begin; r < row_end; ++r)
+          for (std::int64_t kb = 0; kb < t.scale_cols(); ++kb) {
+            const float scale = decode_scale(t.format, t.scale_code(r, kb));
+            for (std::int64_t k = kb * block; k < (kb + 1) * block; ++k)  // (q * scale) is exact
+              v[std::size_t(r * t.cols + k)] = e2m1_to_float(t.code(r, k)) * scale * factor;
+          }
+      },
+      cpu::threads_for(t.rows * t.cols, std::int64_t(1) << 16));
   return v;
 }
 

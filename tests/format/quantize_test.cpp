@@ -228,9 +228,9 @@ TEST(Quantize, RowsAreIndependentGivenScale2) {
   }
 }
 
-// block_values decodes pieces of 2^16 elements on all hardware threads: every element of a tensor
-// of several pieces and an odd row count equals its own block_value, in both formats and scale
-// layouts.
+// block_values decodes rows on the hardware threads, a thread per 2^16 elements at least: every
+// element of a tensor large enough for several threads, of an odd row count, equals its own
+// block_value, in both formats and scale layouts.
 TEST(Quantize, BlockValuesDecodeEveryRow) {
   constexpr std::int64_t kRows = 3001;
   const HostMatrix x = random_matrix(kRows, 64, 11);
