@@ -52,7 +52,7 @@ std::vector<float> block_values(const Fp4Tensor& t, float factor) {
   const int block = block_size(t.format);
   std::vector<float> v(std::size_t(t.rows * t.cols));
   // Rows on the hardware threads, a thread per 2^16 elements at least (a grouped bench's
-  // baselines decode every expert in prepare(), 32 x 4096 x 6144 elements: ~15 s on one core).
+  // baselines decode every expert in prepare(): 32 x 4096 x 6144 elements).
   cpu::parallel_for(
       t.rows,
       [&](std::int64_t row_begin, std::int64_t row_end) {
