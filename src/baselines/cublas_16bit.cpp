@@ -29,7 +29,7 @@ std::vector<std::uint16_t> exact_16bit(const std::vector<float>& values, DType t
       }
       return;
     }
-  }, cpu::threads_for(count, std::int64_t(1) << 16));
+  }, cpu::threads_for(count, cpu::kElementwiseGrain));
   const std::size_t i = first_inexact.load();
   require(i == values.size(), "{}[{}] = {} is not exact in {}: cublas-bf16 would change the operand", operand, i,
           i < values.size() ? values[i] : 0.0f, to_string(t));

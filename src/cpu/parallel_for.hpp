@@ -18,6 +18,8 @@ inline unsigned hardware_threads() { return std::max(1u, std::thread::hardware_c
 inline unsigned threads_for(std::int64_t work, std::int64_t grain) {
   return unsigned(std::clamp<std::int64_t>(work / grain, 1, hardware_threads()));
 }
+// The grain of a loop of a few instructions per element (decoding, converting): 2^16 elements.
+inline constexpr std::int64_t kElementwiseGrain = std::int64_t(1) << 16;
 
 template <typename Body>
 void parallel_for(std::int64_t count, Body&& body, unsigned threads = hardware_threads()) {

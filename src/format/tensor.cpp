@@ -63,7 +63,7 @@ std::vector<float> block_values(const Fp4Tensor& t, float factor) {
               v[std::size_t(r * t.cols + k)] = e2m1_to_float(t.code(r, k)) * scale * factor;
           }
       },
-      cpu::threads_for(t.rows * t.cols, std::int64_t(1) << 16));
+      cpu::threads_for(t.rows * t.cols, cpu::kElementwiseGrain));
   return v;
 }
 
