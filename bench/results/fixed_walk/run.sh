@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Stop 36's first call. Builds (scripts/build_carry.sh DIR TARGETS FILES, targets fp4gemm_cli and
 # every tests/cuda GPU test):
-#   .carry/fin  the landed tree, e33711a;
-#   .carry/fw   e33711a + the fixed walk (decode_gemm.cuh stage_activations: thread t stages
+#   .carry/fin  the landed tree (140a178 when run, stop 37);
+#   .carry/fw   that + the fixed walk (decode_gemm.cuh stage_activations: thread t stages
 #               chunks t, t + kThreads, ... of every row, so both addresses advance by constants;
 #               SASS here: the staging loop 405 -> 77 instructions per 8 chunks in cuda-grouped's
 #               8-token instance, ~12 per chunk at 16 / 32 tokens; cuda-decode's 32-token wide
@@ -28,9 +28,8 @@ for b in fin fw; do
   step "decode_$b" 80 "$B/fp4gemm_$b" bench -m 1,8,16,32 -n 16384,6144,4096 -k 6144 --backend cuda-decode,cublas-bf16 \
     --mode w4a16 --ceilings measured --max-seconds 0.02 --json "$O/decode_$b.json"
 done
-# 3. The other GPU tests of the candidate tree, then sanitizers on the staging paths.
-gtests gpu_quantize_test_fw:60 baselines_test_fw:90 auto_backend_test_fw:120 dequant_cublas_test_fw:90 \
-  mma_gemm_test_fw:90
+# 3. Sanitizers on the staging paths (the other GPU tests run in the next call, on the tree with
+#    this change and cuda-wgmma v6: ../wgmma_v6_register_a/run.sh).
 sanitize memcheck decode 90 "$B/decode_gemm_test_fw" \
   --gtest_filter='*EveryMFrom1To32/w4a16_nvfp4_linear_bf16:*AwkwardShapesAndSplitK/*swizzled_f32'
 sanitize racecheck decode 90 "$B/decode_gemm_test_fw" \
