@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Stop 36's first call. Builds (scripts/build_carry.sh DIR TARGETS FILES, targets fp4gemm_cli and
 # every tests/cuda GPU test):
-#   .carry/fin  the landed tree (140a178 when run, stop 37);
-#   .carry/fw   that + the fixed walk (decode_gemm.cuh stage_activations: thread t stages
-#               chunks t, t + kThreads, ... of every row, so both addresses advance by constants;
+#   .carry/fin  the landed tree;
+#   .carry/next that + the pending patches (this one, ../wgmma_v6_register_a/v6.patch and
+#               ../fp8_turns/fp8_turns.patch: ../fp8_turns/RUN.md has the build commands; they
+#               touch different kernels), unpacked with the suffix _fw. The fixed walk
+#               (decode_gemm.cuh stage_activations: thread t stages chunks t, t + kThreads, ...
+#               of every row, so both addresses advance by constants;
 #               SASS here: the staging loop 405 -> 77 instructions per 8 chunks in cuda-grouped's
 #               8-token instance, ~12 per chunk at 16 / 32 tokens; cuda-decode's 32-token wide
 #               instance 84 -> 80 registers).
-# Call: run(command="bash bench/results/fixed_walk/run.sh", carry=[".carry/fin", ".carry/fw"]);
+# Call: run(command="bash bench/results/fixed_walk/run.sh", carry=[".carry/fin", ".carry/next"]);
 # files in $OUT/s36a.tgz. Most wanted first; every step packs (the read ceiling is measured by the
 # first bench step and cached in $O/cache for the others).
-source scripts/device_prelude.sh s36a .carry/fin=fin .carry/fw=fw || exit 1
+source scripts/device_prelude.sh s36a .carry/fin=fin .carry/next=fw || exit 1
 gtests grouped_gemm_test_fw:120
 # 1. cuda-grouped on GLM-5's experts under EP8 (down 6144 x 2048, gate_up 4096 x 6144), w4a16, at
 #    8 and 16 tokens per expert, each build beside the per-expert cublas-bf16 loop.

@@ -4,13 +4,13 @@
 # fence or warpgroup barrier; notes_wgmma.md v6) beside v4 (the landed tree) and cublas-bf16.
 # Builds (scripts/build_carry.sh DIR TARGETS FILES, targets fp4gemm_cli and every tests/cuda GPU
 # test):
-#   .carry/fin  the landed tree (cuda-wgmma v4);
-#   .carry/v6   that + `git apply bench/results/fixed_walk/fixed_walk.patch
-#               bench/results/wgmma_v6_register_a/v6.patch` (both pending changes, so that the
-#               last step tests the tree that adopting both would land).
-# Call: run(command="bash bench/results/wgmma_v6_register_a/run.sh", carry=[".carry/fin", ".carry/v6"]);
+#   .carry/fin   the landed tree (cuda-wgmma v4);
+#   .carry/next  that + the pending patches (../fixed_walk, this one, ../fp8_turns; the commands
+#                are in ../fp8_turns/RUN.md), unpacked with the suffix _v6, so that the last
+#                step tests the tree that adopting them would land.
+# Call: run(command="bash bench/results/wgmma_v6_register_a/run.sh", carry=[".carry/fin", ".carry/next"]);
 # files in $OUT/s37b.tgz. Most wanted first; every step packs.
-source scripts/device_prelude.sh s37b .carry/fin=fin .carry/v6=v6 || exit 1
+source scripts/device_prelude.sh s37b .carry/fin=fin .carry/next=v6 || exit 1
 gtests wgmma_gemm_test_v6:90
 G="--max-seconds 0.05 --ceilings datasheet"
 # 1. Each build's cuda-wgmma beside cublas-bf16 in one process (v6 also beside cuda-dequant-cublas,
@@ -32,10 +32,10 @@ step wgmma_w4a4_v6 30 "$B/fp4gemm_v6" bench -m 4096 -n 6144 -k 6144 --mode w4a4 
   --backend cuda-wgmma,cublas-bf16 $G --json "$O/wgmma_w4a4_v6.json"
 # 3. Where v6's K-tile goes: tensor-pipe and issue shares, stall reasons (4096 x 6144 x 6144).
 timeout 90 "$NCU" --clock-control none -k regex:wgmma_gemm -c 1 --section SpeedOfLight \
-  --section WarpStateStats --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active \
+  --section WarpStateStats --section ComputeWorkloadAnalysis \
   "$B/fp4gemm_v6" run --backend cuda-wgmma -m 4096 -n 6144 -k 6144 --calls 2 > "$O/ncu_wgmma_v6.txt" 2>&1
 echo "== ncu wgmma v6 rc=$? ${SECONDS}s"
-grep -E "Duration|hmma|issue_active|Stall|Issued Warp|Eligible" "$O/ncu_wgmma_v6.txt" | sed 's/^ *//' | head -20
+grep -E "Duration|highest-utilized|Issue Slots Busy|Stall|Issued Warp|Eligible" "$O/ncu_wgmma_v6.txt" | sed 's/^ *//' | head -20
 pack
 # 4. The rest of the combined tree's GPU tests.
 gtests auto_backend_test_v6:120 decode_gemm_test_v6:170 grouped_gemm_test_v6:120 dequant_cublas_test_v6:90
