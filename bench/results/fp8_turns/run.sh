@@ -33,3 +33,13 @@ timeout 90 "$NCU" --clock-control none -k regex:fp8_gemm_kernel -c 1 --section S
 echo "== ncu fp8 next rc=$? ${SECONDS}s"
 grep -E "Duration|highest-utilized|Issue Slots Busy|Stall|Issued Warp|Eligible" "$O/ncu_fp8_next.txt" | sed 's/^ *//' | head -16
 pack
+# 4. Unrelated to v3, with the time this call leaves: where cuda-decode's time goes at M = 32
+#    (issue 4: 38 % of the floor at 32 x 16384 x 6144 on an H100; the candidate build has the fixed
+#    walk). Warp states and stall samples per SASS instruction, the source page as CSV.
+timeout 120 "$NCU" --clock-control none -k regex:decode_gemm -c 1 --section SpeedOfLight --section WarpStateStats \
+  --section SourceCounters --section Occupancy -o "$O/decode_m32" "$B/fp4gemm_next" run --backend cuda-decode \
+  -m 32 -n 16384 -k 6144 --calls 2 > "$O/ncu_decode_m32.txt" 2>&1
+echo "== ncu decode m32 rc=$? ${SECONDS}s"
+timeout 60 "$NCU" --import "$O/decode_m32.ncu-rep" --page source --print-source sass --csv > "$O/decode_m32_sass.csv" 2>&1
+grep -E "Duration|Throughput|Achieved Occupancy|Issued Warp|Eligible|Stall" "$O/ncu_decode_m32.txt" | sed 's/^ *//' | head -16
+pack
