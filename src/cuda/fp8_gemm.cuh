@@ -20,9 +20,9 @@
 //     activation scales of this K-block (one row of the [Kp/128][M] scale tensor). Tokens and
 //     weight rows past M and N are zero-filled by TMA.
 //  3. Consumer warpgroup c (tokens 64c..64c+63 of the tile), per K-tile: reads the K-block's
-//     weight scale from global memory (before waiting: its latency hides behind the wait and the
-//     MMAs), waits on the full barrier, reads its two tokens' activation scales from shared
-//     memory, then wgmma.fence and 4 x wgmma m64n128k32 e4m3 (both operands by descriptor,
+//     weight scale from global memory (ptxas places the load after the full-barrier wait; a
+//     tile's scales share L1 lines, so it misses about once per 32 K-blocks), waits on the full
+//     barrier, reads its two tokens' activation scales from shared memory, then wgmma.fence and 4 x wgmma m64n128k32 e4m3 (both operands by descriptor,
 //     advanced 32 bytes per k32 step inside the swizzle atom) into a fresh fp32 `partial` (the
 //     first with scale-d = 0), commit, wait_group 0, and releases the slot (one arrive per warp).
 //  4. Promotion: acc += partial * (activation scale of the row x weight scale), in fp32. The

@@ -72,15 +72,19 @@ class Fp8GemmLarge : public testing::Test {
   void SetUp() override { skip_unless_hopper(); }
 };
 
-// 8 x 16 = 128 tiles over many K-blocks, and a grid smaller than the tiles (several per CTA).
+// 8 x 16 = 128 tiles (on 132 SMs one per CTA) over 32 K-blocks each.
 TEST_F(Fp8GemmLarge, M1024N2048K4096) {
   check_random(fp8(), {{1024, 2048, 4096}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::swizzled, DType::bf16});
 }
 TEST_F(Fp8GemmLarge, W4a4M600N2000K2048) {
   check_random(fp8(), {{600, 2000, 2048}, Mode::w4a4, Fp4Format::mxfp4, ScaleLayout::linear, DType::f32});
 }
-TEST_F(Fp8GemmLarge, ManyTilesPerCta) {  // 24 x 12 = 288 tiles on at most 132 CTAs, K = 1.5 blocks
+// 24 x 12 = 288 tiles on at most 132 CTAs (two or three each): K = 1.5 blocks (2 K-blocks), one
+// K-block (every K-block a tile's first and last) and 3 K-blocks (an odd count).
+TEST_F(Fp8GemmLarge, ManyTilesPerCta) {
   check_random(fp8(), {{3000, 1500, 192}, Mode::w4a16, Fp4Format::mxfp4, ScaleLayout::swizzled, DType::f16});
+  check_random(fp8(), {{3000, 1500, 64}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::linear, DType::bf16});
+  check_random(fp8(), {{3000, 1500, 384}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::swizzled, DType::f32});
 }
 
 // The GPU quantizer gives the host rule's codes and scales bit for bit (the hardware's

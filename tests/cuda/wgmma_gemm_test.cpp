@@ -4,7 +4,8 @@
 // operands (the seed is in every failure); tolerance from Backend::accuracy() through
 // verify_output (poisoned output must be overwritten, NaN and all-zero output fail); bit-exact
 // on exactly representable operands; runs repeat bit for bit; a large 1024 x 4096 x 4096 problem
-// (many tiles per persistent CTA) and one whose plan takes 256-token tiles. Without a GPU (or on
+// (64 K-tiles per unit), one whose plan takes 256-token tiles, and problems whose persistent CTAs
+// take several units each (both tile configs, split-K, K-tiles half full). Without a GPU (or on
 // one that is not sm_90) these skip; the admission rules, the plan and the TMA tensor-map
 // parameters are checked everywhere.
 #include <gtest/gtest.h>
@@ -75,7 +76,8 @@ class WgmmaGemmLarge : public testing::Test {
   void SetUp() override { skip_unless_hopper(); }
 };
 
-// 8 x 32 = 256 tiles: every persistent CTA takes two, so the ring runs on across tiles.
+// 4 x 32 = 128 tiles of 256 tokens (on 132 SMs one per CTA), 64 K-tiles each: the ring wraps
+// many times within a unit.
 TEST_F(WgmmaGemmLarge, M1024N4096K4096) {
   check_random(wgmma(),
                {{1024, 4096, 4096}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::swizzled, DType::bf16},
@@ -102,6 +104,23 @@ TEST_F(WgmmaGemmLarge, WideTokenTilesWithTails) {
 TEST_F(WgmmaGemmLarge, W4a4M600N2000K2048) {
   check_random(wgmma(),
                {{600, 2000, 2048}, Mode::w4a4, Fp4Format::mxfp4, ScaleLayout::linear, DType::f32},
+               1.0f);
+}
+
+// Persistent CTAs that take several units, so the ring, the barrier phases, the fragment set (odd
+// unit lengths) and the next unit's first K-tile converted before the epilogue run on across
+// units (on 132 SMs; WgmmaGemmRules.SeveralUnitsPerCtaPlans checks these plans): the 256-token
+// config (199 tiles), the 128-token config without split-K (133 tiles), and split-K with 3 splits
+// of 11 K-tiles (201 units) whose last K-tile is half full; NVFP4 and MXFP4.
+TEST_F(WgmmaGemmLarge, SeveralUnitsPerCta) {
+  check_random(wgmma(),
+               {{150, 25469, 160}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::swizzled, DType::bf16},
+               1.0f);
+  check_random(wgmma(),
+               {{100, 17021, 160}, Mode::w4a16, Fp4Format::mxfp4, ScaleLayout::linear, DType::f32},
+               1.0f);
+  check_random(wgmma(),
+               {{1, 8571, 2080}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::linear, DType::f32},
                1.0f);
 }
 
@@ -171,6 +190,26 @@ TEST(WgmmaGemmRules, PlanTilesAPersistentGrid) {
   EXPECT_EQ(small.splits, 2);
   EXPECT_EQ(small.grid, 96);
   EXPECT_THROW(cuda::wgmma_plan_for(w4a16(4, 4, 48, Fp4Format::nvfp4), 132), InvalidArgument);
+}
+
+TEST(WgmmaGemmRules, SeveralUnitsPerCtaPlans) {
+  // WgmmaGemmLarge.SeveralUnitsPerCta's problems on 132 SMs: more units than CTAs in each.
+  const cuda::WgmmaPlan wide = cuda::wgmma_plan_for(w4a16(150, 25469, 160, Fp4Format::nvfp4), 132);
+  EXPECT_EQ(wide.block_m, 256);  // 199 tiles: 2 waves x 3 K-tiles x 256 ties 398 tiles of 128
+  EXPECT_EQ(wide.units, 199);
+  EXPECT_EQ(wide.grid, 132);
+  const cuda::WgmmaPlan narrow = cuda::wgmma_plan_for(w4a16(100, 17021, 160, Fp4Format::mxfp4), 132);
+  EXPECT_EQ(narrow.block_m, 128);
+  EXPECT_EQ(narrow.splits, 1);
+  EXPECT_EQ(narrow.units, 133);
+  EXPECT_EQ(narrow.grid, 132);
+  const cuda::WgmmaPlan split = cuda::wgmma_plan_for(w4a16(1, 8571, 2080, Fp4Format::nvfp4), 132);
+  EXPECT_EQ(split.block_m, 128);
+  EXPECT_EQ(split.k_tiles, 33);  // the last one half full (2080 = 32.5 x 64)
+  EXPECT_EQ(split.splits, 3);
+  EXPECT_EQ(split.k_tiles_per_split, 11);
+  EXPECT_EQ(split.units, 201);
+  EXPECT_EQ(split.grid, 132);
 }
 
 TEST(WgmmaGemmRules, TensorMapsMatchTheKernelsBoxes) {
