@@ -8,7 +8,7 @@
 # Call: run(command="bash bench/results/fp8_turns/run.sh", carry=[".carry/fin", ".carry/next"]);
 # files in $OUT/fp8_turns.tgz. Most wanted first; every step packs.
 source scripts/device_prelude.sh fp8_turns .carry/fin=fin .carry/next=next || exit 1
-gtests fp8_gemm_test_next:90
+gtests fp8_gemm_test_next:90 fp8_gemm_test_fin:90
 G="--max-seconds 0.05 --ceilings datasheet"
 # 1. Each build's cuda-fp8-lossy beside cublaslt-fp8 (and cublas-bf16) in one process: issue 5's
 #    shapes at M = 1024 and 4096, K = 6144, then 6144 x 2048.

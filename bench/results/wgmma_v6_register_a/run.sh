@@ -11,7 +11,7 @@
 # Call: run(command="bash bench/results/wgmma_v6_register_a/run.sh", carry=[".carry/fin", ".carry/next"]);
 # files in $OUT/s37b.tgz. Most wanted first; every step packs.
 source scripts/device_prelude.sh s37b .carry/fin=fin .carry/next=v6 || exit 1
-gtests wgmma_gemm_test_v6:90
+gtests wgmma_gemm_test_v6:90 wgmma_gemm_test_fin:90
 G="--max-seconds 0.05 --ceilings datasheet"
 # 1. Each build's cuda-wgmma beside cublas-bf16 in one process (v6 also beside cuda-dequant-cublas,
 #    auto's pick for M >= 256 on sm_90).
@@ -24,9 +24,9 @@ step wgmma_v6_16384 40 "$B/fp4gemm_v6" bench -m 1024,4096 -n 16384,4096 -k 6144 
 # 2. Correctness beyond the GPU tests: check's grid, then the sanitizers on small and large shapes.
 step check_wgmma_v6 90 "$B/fp4gemm_v6" check --backend cuda-wgmma
 tail -n 2 "$O/check_wgmma_v6.txt"
-FW='AllCombos/WgmmaGemm.RandomOperandsWithinTheAccumulationBound/w4a16_nvfp4_linear_bf16:AllCombos/WgmmaGemm.RandomOperandsWithinTheAccumulationBound/w4a16_mxfp4_swizzled_f32:WgmmaGemmLarge.WideTokenTilesWithTails'
+FW='AllCombos/WgmmaGemm.RandomOperandsWithinTheAccumulationBound/w4a16_nvfp4_linear_bf16:AllCombos/WgmmaGemm.RandomOperandsWithinTheAccumulationBound/w4a16_mxfp4_swizzled_f32:WgmmaGemmLarge.WideTokenTilesWithTails:WgmmaGemmLarge.SeveralUnitsPerCta'
 for tool in racecheck synccheck memcheck; do
-  sanitize "$tool" wgmma 60 "$B/wgmma_gemm_test_v6" --gtest_filter="$FW"
+  sanitize "$tool" wgmma 90 "$B/wgmma_gemm_test_v6" --gtest_filter="$FW"
 done
 step wgmma_w4a4_v6 30 "$B/fp4gemm_v6" bench -m 4096 -n 6144 -k 6144 --mode w4a4 \
   --backend cuda-wgmma,cublas-bf16 $G --json "$O/wgmma_w4a4_v6.json"
