@@ -28,8 +28,10 @@ FW='AllCombos/WgmmaGemm.RandomOperandsWithinTheAccumulationBound/w4a16_nvfp4_lin
 for tool in racecheck synccheck memcheck; do
   sanitize "$tool" wgmma 90 "$B/wgmma_gemm_test_v6" --gtest_filter="$FW"
 done
-step wgmma_w4a4_v6 30 "$B/fp4gemm_v6" bench -m 4096 -n 6144 -k 6144 --mode w4a4 \
-  --backend cuda-wgmma,cublas-bf16 $G --json "$O/wgmma_w4a4_v6.json"
+for b in v6 fin; do
+  step "wgmma_w4a4_$b" 30 "$B/fp4gemm_$b" bench -m 1024,4096 -n 6144 -k 6144 --mode w4a4 \
+    --backend cuda-wgmma,cublas-bf16 $G --json "$O/wgmma_w4a4_$b.json"
+done
 # 3. Where v6's K-tile goes: tensor-pipe and issue shares, stall reasons (4096 x 6144 x 6144).
 timeout 90 "$NCU" --clock-control none -k regex:wgmma_gemm -c 1 --section SpeedOfLight \
   --section WarpStateStats --section ComputeWorkloadAnalysis \
