@@ -12,10 +12,12 @@
 //     the launch and the CTA's start overlap; decode_cta then lets the next kernel start.
 //  1. Read expert e = blockIdx.z's token range from the device offsets (int32 or int64):
 //     rows offsets[e] .. offsets[e+1]-1 of A and D. This round's chunk is its rows
-//     round*kMaxTokens .. +kMaxTokens-1; a CTA whose chunk is empty returns at once (uniformly, before any
-//     barrier), so empty experts cost one offsets load per CTA. In the last round an expert with
-//     rows past the chunk (more tokens than the host's bound) records e + 1 in *status
-//     (atomicMax) instead of being computed silently wrong.
+//     round*kMaxTokens .. +kMaxTokens-1, of which the round computes at most the plan's M (the
+//     host's bound when it is below kMaxTokens: the A tile holds that many rows); a CTA whose
+//     chunk is empty returns at once (uniformly, before any barrier), so empty experts cost one
+//     offsets load per CTA. In the last round an expert with rows past those (more tokens than
+//     the host's bound) records e + 1 in *status (atomicMax) instead of being computed silently
+//     wrong.
 //  2. Build expert e's decode::Params from the launch's base pointers: B's re-laid codes and
 //     scales of expert e (e times one expert's code and scale tiles), A (bf16: w4a16's, or w4a4's
 //     FP4 activations dequantized once per call by the kernel before this one, fp4_dequantize.cu)
@@ -34,7 +36,7 @@ namespace fp4gemm::cuda::grouped {
 
 struct Params {
   decode::Params base;                 // shapes, formats, groups_per_split; pointers of expert 0,
-                                       // row 0 (m unused)
+                                       // row 0; m: the rows a round computes (the plan's M)
   ExpertOffsets offsets;
   const float* alphas = nullptr;       // E: alpha * scale_2(A) * scale_2(B_e)
   std::int64_t b_expert_code_tile_bytes = 0;    // one expert's re-laid codes (code_tiles_bytes)
@@ -50,15 +52,18 @@ struct Params {
 template <int kMaxTokens>
 __device__ __forceinline__ bool expert_params(const Params& p, int e, decode::Params& x) {
   constexpr int kChunk = kMaxTokens;
+  // The rows a round may compute: the plan sized the A tile (shared memory) for its M, which is
+  // below the chunk when the host's bound is (a bound of 5 plans the 8-token instance for 5 rows).
+  const std::int64_t rows = p.base.m < kChunk ? p.base.m : kChunk;
   const std::int64_t first = p.offsets[e], end = p.offsets[e + 1];
   const std::int64_t row0 = first + std::int64_t(p.round) * kChunk;  // the chunk's first row
-  if (p.round == p.rounds - 1 && row0 + kChunk < end && threadIdx.x == 0 && blockIdx.x == 0 &&
+  if (p.round == p.rounds - 1 && row0 + rows < end && threadIdx.x == 0 && blockIdx.x == 0 &&
       blockIdx.y == 0)
     atomicMax(p.status, e + 1);
   if (row0 >= end) return false;
 
   x = p.base;
-  x.m = end - row0 < kChunk ? end - row0 : kChunk;
+  x.m = end - row0 < rows ? end - row0 : rows;
   x.b.data += std::int64_t(e) * p.b_expert_code_tile_bytes;
   x.scale_tiles += std::int64_t(e) * p.b_expert_scale_tile_bytes;
   x.a_bf16 += row0 * x.k;

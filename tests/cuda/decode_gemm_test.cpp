@@ -379,6 +379,41 @@ TEST(DecodeGemmPlan, ForcedKSlicesAreTakenWhereTheyFit) {
     for (std::int64_t m : {1, 3, 16, 32}) check_random(decode(), problem_of(c, m, 200, 37 * block_size(c.format)));
 }
 
+// K-slices longer than one pass of the CTA's threads over the staged A slice (one or two slices
+// forced through FP4GEMM_DECODE_K_SLICES, each as long as the 48 KB A tile allows): the staging
+// walks several chunk steps and batches per thread, with a last step partly past the slice's
+// chunks (K not a multiple of 128) and a shorter last slice. M = 1 (block columns: 95 groups in
+// one slice or 48 + 47 in two, 10 groups), narrow CTAs at M = 3, 8, 9, 16, 17, wide ones at M = 9
+// and 11 (9 .. 23 groups); every combo against the reference, each plan checked to have the
+// slices the case is about.
+TEST(DecodeGemmLongSlices, StagingOverManyGroupsMatchesTheReference) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  struct Case {
+    std::int64_t m, k_nvfp4, k_mxfp4;  // K = an odd number of blocks (NVFP4 16, MXFP4 32)
+    const char* slices;                // FP4GEMM_DECODE_K_SLICES
+    const char* width;                 // FP4GEMM_DECODE_CTA
+    int splits, groups_per_split;
+  };
+  const Case cases[] = {
+      {1, 12144, 12128, "1", "auto", 1, 95}, {1, 12144, 12128, "2", "auto", 2, 48},
+      {1, 1184, 1184, "1", "auto", 1, 10},   {3, 2928, 2912, "1", "auto", 1, 23},
+      {8, 2928, 2912, "1", "auto", 1, 23},   {9, 2672, 2656, "1", "narrow", 1, 21},
+      {16, 1392, 1376, "1", "auto", 1, 11},  {17, 1392, 1376, "1", "narrow", 1, 11},
+      {9, 2672, 2656, "1", "wide", 1, 21},   {11, 2160, 2144, "1", "wide", 1, 17},
+  };
+  for (const Case& x : cases) {
+    const test::ScopedEnv slices("FP4GEMM_DECODE_K_SLICES", x.slices);
+    const test::ScopedEnv width("FP4GEMM_DECODE_CTA", x.width);
+    for (const test::Combo& c : test::all_combos()) {
+      const GemmProblem problem = problem_of(c, x.m, 65, c.format == Fp4Format::nvfp4 ? x.k_nvfp4 : x.k_mxfp4);
+      const cuda::DecodePlan plan = cuda::plan_decode_gemm(problem, 1, cuda::decode_choices_from_environment());
+      ASSERT_EQ(plan.splits, x.splits) << problem.describe() << ": " << plan.describe();
+      ASSERT_EQ(plan.groups_per_split, x.groups_per_split) << problem.describe() << ": " << plan.describe();
+      check_random(decode(), problem);
+    }
+  }
+}
+
 // The default width on this GPU: wide at M > 8 where the launch has at least kWideCtaMinTiles = 96
 // N-tiles of 64 rows (N = 6144 and 16384; 4096 in a launch of two GEMMs), narrow with 64 (N =
 // 4096) and at M <= 8; a wide plan has half the N-tiles, each of 256 threads.

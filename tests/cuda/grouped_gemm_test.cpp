@@ -113,6 +113,26 @@ TEST_P(GroupedGemm, WideCtasThroughTheEnvironment) {
   check_backend(grouped, grouped_of(c, {4, 0, 16, 11}, 200, 384 * b));
 }
 
+// The block-column instance (a bound of 1 token per expert), and K-slices longer than one pass of
+// the CTA's threads over the staged A slice (one slice forced through FP4GEMM_DECODE_K_SLICES): 95
+// groups at one token per expert, 23 at up to 8.
+TEST_P(GroupedGemm, BlockColumnsAndLongKSlices) {
+  const Combo c = GetParam();
+  const std::int64_t b = block_size(c.format);
+  const GroupedBackend& grouped = find_grouped_backend("cuda-grouped");
+  const GemmProblem one_token{{1, 131, 37 * b}, c.mode, c.format, c.layout, c.out};
+  EXPECT_EQ(cuda::plan_grouped_gemm(one_token, 4, 1).decode.max_tokens, 1);
+  check_backend(grouped, grouped_of(c, {1, 0, 1, 1}, 131, 37 * b));
+  const test::ScopedEnv environment("FP4GEMM_DECODE_K_SLICES", "1");
+  const std::int64_t long_k = c.format == Fp4Format::nvfp4 ? 12144 : 12128, mid_k = c.format == Fp4Format::nvfp4 ? 2928 : 2912;
+  const GemmProblem one_long{{1, 131, long_k}, c.mode, c.format, c.layout, c.out};
+  EXPECT_EQ(cuda::plan_grouped_gemm(one_long, 4, 1, cuda::decode_choices_from_environment()).decode.groups_per_split, 95);
+  check_backend(grouped, grouped_of(c, {1, 0, 1, 1}, 131, long_k));
+  const GemmProblem eight{{8, 131, mid_k}, c.mode, c.format, c.layout, c.out};
+  EXPECT_EQ(cuda::plan_grouped_gemm(eight, 4, 8, cuda::decode_choices_from_environment()).decode.groups_per_split, 23);
+  check_backend(grouped, grouped_of(c, {8, 0, 3, 5}, 131, mid_k));
+}
+
 INSTANTIATE_TEST_SUITE_P(AllCombos, GroupedGemm, testing::ValuesIn(test::all_combos()), test::combo_name);
 
 class GroupedKernelOptions : public testing::Test {
@@ -137,6 +157,21 @@ TEST_F(GroupedKernelOptions, AnExpertOverTheBoundIsReported) {
   run->synchronize();
   test::expect_error<Error>([&] { run->output(); },
                             "expert 1 received more than max_tokens_per_expert = 8 tokens");
+}
+
+// A bound below the instance's chunk (5 plans the 8-token instance for 5 rows, 12 the 16-token one
+// for 12): an expert past it is reported by name, and no round stages more rows than the bound
+// (the A tile holds the bound's rows; staging the chunk's overran the CTA's shared memory).
+TEST_F(GroupedKernelOptions, AnExpertOverABoundBelowTheChunkIsReported) {
+  for (const auto& [bound, tokens] : {std::pair<int, std::vector<std::int64_t>>{5, {7}}, {12, {14, 3}}}) {
+    const GroupedOperands ops = random_grouped_operands(grouped_of(combo, tokens, 64, 256), 5);
+    const auto run = cuda::prepare_grouped_kernel(ops, {false, bound});
+    run->run();
+    run->synchronize();
+    test::expect_error<Error>(
+        [&] { run->output(); },
+        fmt::format("expert 0 received more than max_tokens_per_expert = {} tokens", bound));
+  }
 }
 
 // A caller of the launcher that gives w4a4 no scratch for the dequantized A is refused by name,

@@ -33,7 +33,14 @@ timeout 90 "$NCU" --clock-control none -k regex:fp8_gemm_kernel -c 1 --section S
 echo "== ncu fp8 next rc=$? ${SECONDS}s"
 grep -E "Duration|highest-utilized|Issue Slots Busy|Stall|Issued Warp|Eligible" "$O/ncu_fp8_next.txt" | sed 's/^ *//' | head -16
 pack
-# 4. Unrelated to v3, with the time this call leaves: where cuda-decode's time goes at M = 32
+# 4. Unrelated to v3, with the time this call leaves: the landed build's decode and grouped GPU
+#    tests (stop 37 added long K-slices, the grouped block-column instance and a bound below the
+#    chunk, whose fix landed untested: grouped_gemm.cuh expert_params), that bound test under
+#    memcheck (it overran shared memory before the fix).
+gtests grouped_gemm_test_fin:120 decode_gemm_test_fin:200
+sanitize memcheck grouped_bound 60 "$B/grouped_gemm_test_fin" \
+  --gtest_filter='GroupedKernelOptions.AnExpertOverABoundBelowTheChunkIsReported'
+# 5. Unrelated to v3, with the time this call leaves: where cuda-decode's time goes at M = 32
 #    (issue 4: 38 % of the floor at 32 x 16384 x 6144 on an H100; the candidate build has the fixed
 #    walk). Warp states and stall samples per SASS instruction, the source page as CSV.
 timeout 120 "$NCU" --clock-control none -k regex:decode_gemm -c 1 --section SpeedOfLight --section WarpStateStats \
