@@ -37,3 +37,5 @@ sanitize memcheck decode 90 "$B/decode_gemm_test_fw" \
   --gtest_filter='*EveryMFrom1To32/w4a16_nvfp4_linear_bf16:*AwkwardShapesAndSplitK/*swizzled_f32'
 sanitize racecheck decode 90 "$B/decode_gemm_test_fw" \
   --gtest_filter='*AwkwardShapesAndSplitK/w4a16_nvfp4_linear_f32:*AwkwardShapesAndSplitK/w4a4_mxfp4_swizzled_f32'
+sanitize memcheck grouped_long 60 "$B/grouped_gemm_test_fw" \
+  --gtest_filter='AllCombos/GroupedGemm.BlockColumnsAndLongKSlices/w4a16_nvfp4_linear_f32'
