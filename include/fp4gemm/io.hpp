@@ -57,6 +57,13 @@ std::vector<std::uint8_t> read_file_bytes(const std::filesystem::path& path,
 // failure the temporary file is removed and IoError names the path and the system's reason.
 void write_file_atomically(const std::filesystem::path& path, std::span<const std::uint8_t> bytes,
                            bool overwrite, std::string_view argument);
+// The checks of write_file_atomically that need no data, for a command to make before a long
+// computation (a benchmark, a measurement) so that a refused output does not waste it: `path`
+// may be written (absent, or `overwrite`: else the InvalidArgument above) into a directory that
+// exists and that this process may write (else IoError "cannot write <argument> '<path>': its
+// directory '<dir>' does not exist" / "is not a directory" / "is not writable: <reason>").
+// write_file_atomically makes them again when it writes.
+void require_output_writable(const std::filesystem::path& path, bool overwrite, std::string_view argument);
 // The same for text (reports: JSON, CSV, Markdown, SVG).
 inline void write_text_atomically(const std::filesystem::path& path, std::string_view text, bool overwrite,
                                   std::string_view argument) {

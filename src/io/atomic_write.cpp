@@ -94,12 +94,26 @@ class TemporaryFile {
 
 }  // namespace
 
-void write_file_atomically(const std::filesystem::path& path, std::span<const std::uint8_t> bytes,
-                           bool overwrite, std::string_view argument) {
+void require_output_writable(const std::filesystem::path& path, bool overwrite, std::string_view argument) {
   std::error_code ignored;  // a status that cannot be read is left to the create to report
   if (!overwrite && fs::exists(fs::symlink_status(path, ignored)))
     throw InvalidArgument(fmt::format("{} already exists; pass --force to replace it",
                                       io::source_name(argument, path)));
+  const fs::path directory = directory_of(path);
+  const fs::file_status status = fs::status(directory, ignored);
+  const auto refuse = [&](const std::string& why) {
+    return IoError(fmt::format("cannot write {}: its directory '{}' {}", io::source_name(argument, path),
+                               directory.string(), why));
+  };
+  if (!fs::exists(status)) throw refuse("does not exist");
+  if (!fs::is_directory(status)) throw refuse("is not a directory");
+  if (::access(directory.c_str(), W_OK | X_OK) != 0)
+    throw refuse(fmt::format("is not writable: {}", io::errno_text(errno)));
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::span<const std::uint8_t> bytes,
+                           bool overwrite, std::string_view argument) {
+  require_output_writable(path, overwrite, argument);
   TemporaryFile temporary(path, argument);
   temporary.write(bytes);
   temporary.commit();

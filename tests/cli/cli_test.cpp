@@ -22,6 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 using Result = test::CliResult;
 using test::run_cli;
@@ -125,6 +126,22 @@ TEST_F(CliTest, BenchWritesMarkdownAndCsvAndRefusesToOverwrite) {
   EXPECT_NE(r.status, 0);
   EXPECT_THAT(r.output, HasSubstr("already exists; pass --force"));
   EXPECT_EQ(run_cli(args + " --force").status, 0);
+}
+
+// An output that cannot be written is refused before anything is measured (the table never
+// prints): a missing directory, or an existing file without --force.
+TEST_F(CliTest, BenchRefusesAnUnwritableOutputBeforeMeasuring) {
+  const std::string bench = "bench -m 1 -n 64 -k 256 --backend cpu-fast --mode w4a16 --max-seconds 0.02 ";
+  Result r = run_cli(bench + "--csv " + path("no-such-dir/b.csv"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.output, HasSubstr("cannot write --csv '" + path("no-such-dir/b.csv") + "': its directory '" +
+                                  path("no-such-dir") + "' does not exist"));
+  EXPECT_THAT(r.output, Not(HasSubstr("% floor")));  // no table: nothing was measured
+  { std::ofstream(path("b.json")) << "keep me"; }
+  r = run_cli(bench + "--json " + path("b.json"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.output, HasSubstr("already exists; pass --force"));
+  EXPECT_THAT(r.output, Not(HasSubstr("% floor")));  // no table: nothing was measured
 }
 
 TEST_F(CliTest, BenchDrawsAPlotAndRefusesToOverwriteIt) {

@@ -40,10 +40,29 @@ TEST(AtomicWrite, MissingDirectoryIsAnIoErrorNamingThePathAndReason) {
   TempDir dir;
   const auto path = dir / "no-such-dir" / "x.npy";
   expect_error<IoError>([&] { write_file_atomically(path, bytes_of("x"), false, "--output"); },
-                        fmt::format("cannot write --output '{}'", path.string()));
-  expect_error<IoError>([&] { write_file_atomically(path, bytes_of("x"), false, "--output"); },
-                        "No such file or directory");
+                        fmt::format("cannot write --output '{}': its directory '{}' does not exist",
+                                    path.string(), (dir / "no-such-dir").string()));
   EXPECT_THAT(dir.entries(), IsEmpty());
+}
+
+// The checks a command makes before a long computation (require_output_writable): the same
+// refusals write_file_atomically makes, without writing anything.
+TEST(RequireOutputWritable, TakesANewPathAndRefusesWhatTheWriteWould) {
+  TempDir dir;
+  require_output_writable(dir / "new.json", false, "--json");  // absent, in a directory: taken
+  write_file_atomically(dir / "old.json", bytes_of("keep"), false, "--json");
+  expect_error<InvalidArgument>([&] { require_output_writable(dir / "old.json", false, "--json"); },
+                                fmt::format("--json '{}' already exists; pass --force to replace it",
+                                            (dir / "old.json").string()));
+  require_output_writable(dir / "old.json", true, "--json");  // --force
+  expect_error<IoError>([&] { require_output_writable(dir / "no-such-dir" / "x.json", true, "--json"); },
+                        fmt::format("cannot write --json '{}': its directory '{}' does not exist",
+                                    (dir / "no-such-dir" / "x.json").string(),
+                                    (dir / "no-such-dir").string()));
+  expect_error<IoError>([&] { require_output_writable(dir / "old.json" / "x.json", true, "--json"); },
+                        fmt::format("its directory '{}' is not a directory", (dir / "old.json").string()));
+  EXPECT_EQ(read_file_bytes(dir / "old.json", "--json"), bytes_of("keep"));
+  EXPECT_THAT(dir.entries(), ElementsAre("old.json"));
 }
 
 // The temporary file is written and synced, then the rename onto a directory fails (EISDIR):

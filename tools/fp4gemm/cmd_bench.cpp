@@ -219,6 +219,10 @@ void add_bench_command(CLI::App& app) {
     const std::optional<ModelBench> model = model_bench(*args, *cmd, backends);
     const std::vector<BenchCase> cases = grouped ? std::vector<BenchCase>{} : build_cases(*args, model);
     if (args->explain && !cases.empty()) require_dispatching_backend(backends, cases.front());
+    // Before the measurements, so that a refused output does not waste them.
+    for (const auto& [path, argument] : {std::pair{args->json_path, "--json"}, {args->csv_path, "--csv"},
+                                         {args->markdown_path, "--markdown"}, {args->plot_path, "--plot"}})
+      if (!path.empty() && path != "-") require_output_writable(path, args->force, argument);
     TimingOptions timing = timing_with_limit(args->max_seconds, "--max-seconds");
     timing.method = parse_timing_method(args->timing, "--timing");
     timing.cache = parse_cache_state(args->cache, "--cache");

@@ -2,8 +2,6 @@
 // FP4 tensor throughput: src/bench/ceilings_probe.hpp), print them against the datasheet, and
 // cache them for bench (src/bench/ceilings_cache.hpp); --json writes the same record to a file.
 // Without a GPU: an error naming the reason, exit status 1.
-#include <filesystem>
-
 #include <fmt/format.h>
 
 #include "bench/ceilings_cache.hpp"
@@ -43,8 +41,7 @@ void add_ceilings_command(CLI::App& app) {
       return;
     }
     // Before the measurement, so that a refused output does not waste it.
-    require(args->json_path.empty() || args->force || !std::filesystem::exists(args->json_path),
-            "--json '{}' already exists; pass --force to replace it", args->json_path);
+    if (!args->json_path.empty()) require_output_writable(args->json_path, args->force, "--json");
     const GpuInfo& gpu = gpus.front();
     const CeilingsKey key = ceilings_key(gpu);
     fmt::print(stderr, "fp4gemm ceilings: measuring {} (device {}, sm_{}{})\n", key.describe(), gpu.index,

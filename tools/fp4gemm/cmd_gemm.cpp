@@ -52,6 +52,7 @@ void add_gemm_command(CLI::App& app) {
     QuantizeOptions options;
     options.format = parse_fp4_format(args->format, "--format");
     options.scale_layout = parse_scale_layout(args->scale_layout, "--scale-layout");
+    require_output_writable(args->out, args->force, "--out");  // before the GEMM
     GemmOperands ops;
     ops.problem.mode = parse_mode(args->mode, "--mode");
     ops.alpha = args->alpha;

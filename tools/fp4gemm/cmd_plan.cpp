@@ -161,6 +161,8 @@ void run_plan(const PlanArgs& args) {
   require(args.gpus.has_value(), "--gpus is required (the GPUs every plan uses), except with --measure");
   require(*args.gpus >= 1, "--gpus = {} must be at least 1", *args.gpus);
   const std::vector<ParallelPlan> plans = parse_plans(args, model, args.gpus);
+  // Before the kernels are timed, so that a refused output does not waste the run.
+  if (!args.json_path.empty()) require_output_writable(args.json_path, args.force, "--json");
   const Link link = chosen_link(args);
   const Mode mode = parse_mode(args.mode, "--mode");
   auto [times, backend] = args.from.empty() ? [&] {

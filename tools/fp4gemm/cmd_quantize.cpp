@@ -33,6 +33,7 @@ void add_quantize_command(CLI::App& app) {
   cmd->add_option("--global-sf", args->global_sf, "The same as FlashInfer spells it: 1 / scale_2");
   cmd->add_flag("--force", args->force, "Replace an existing --output");
   cmd->callback([args] {
+    require_output_writable(args->output, args->force, "--output");  // before the quantization
     const HostMatrix x = read_npy_matrix(args->input, "--input");
     QuantizeOptions options;
     options.format = parse_fp4_format(args->format, "--format");

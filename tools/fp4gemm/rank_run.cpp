@@ -1,14 +1,13 @@
 // The start of the one-process-per-GPU commands (rank_run.hpp).
 #include "rank_run.hpp"
 
-#include <filesystem>
-
 #include <fmt/format.h>
 
 #include "cluster/nccl_library.hpp"
 #include "cluster/rank_launcher.hpp"
 #include "commands.hpp"
 #include "fp4gemm/error.hpp"
+#include "fp4gemm/io.hpp"
 
 namespace fp4gemm::cli {
 
@@ -16,8 +15,7 @@ std::optional<CollectivesRecord> start_rank_run(std::string_view none_here, cons
                                                 const std::string& json_path, bool force,
                                                 const std::function<void(int, int)>& before_nccl) {
   // Before the measurement, so that a refused output does not waste it.
-  require(json_path.empty() || force || !std::filesystem::exists(json_path),
-          "--json '{}' already exists; pass --force to replace it", json_path);
+  if (!json_path.empty()) require_output_writable(json_path, force, "--json");
   std::string why_none;
   const int visible_gpus = count_gpus_in_child(why_none);
   if (visible_gpus == 0) {
