@@ -53,6 +53,14 @@ void GemmOperands::validate() const {
             a_fp4.rows, a_fp4.cols, s.m, s.k);
     require(a_fp4.scale_layout == problem.scale_layout, "A scales are {} but the problem says {}",
             to_string(a_fp4.scale_layout), to_string(problem.scale_layout));
+    // The optional bf16 source of A (the GPU families requantize it in every call) is A itself.
+    if (a_bf16.rows != 0 || a_bf16.cols != 0 || !a_bf16.half.empty() || !a_bf16.f32.empty()) {
+      require(a_bf16.dtype == DType::bf16, "w4a4's bf16 source of A is {}, not bf16", to_string(a_bf16.dtype));
+      require(a_bf16.rows == s.m && a_bf16.cols == s.k &&
+                  a_bf16.half.size() == std::size_t(s.m) * std::size_t(s.k),
+              "w4a4's bf16 source of A is {} x {} ({} values); the problem needs M x K = {} x {}", a_bf16.rows,
+              a_bf16.cols, a_bf16.half.size(), s.m, s.k);
+    }
   } else {
     require(a_bf16.dtype == DType::bf16, "w4a16 needs A in bf16, got {}", to_string(a_bf16.dtype));
     require(a_bf16.rows == s.m && a_bf16.cols == s.k, "A is {} x {}; the problem needs M x K = {} x {}",

@@ -31,6 +31,7 @@
 #include "cuda/gpu_requirement.hpp"
 #include "cuda/decode_gemm.cuh"
 #include "cuda/dependent_launch.cuh"
+#include "cuda/gpu_quantize.hpp"
 
 namespace fp4gemm::cuda {
 namespace {
@@ -229,6 +230,7 @@ bool wide_ctas_wanted(CtaWidth choice, std::int64_t m, std::int64_t narrow_tiles
 
 Verdict decode_can_implement(const GemmProblem& problem) {
   if (const Verdict shape = shape_verdict(problem.shape, problem.format); !shape) return shape;
+  if (const Verdict quantizable = gpu_quantizable_verdict(problem); !quantizable) return quantizable;
   if (problem.shape.m > kDecodeMaxM)
     return Verdict::no(fmt::format("M = {} is above {}, the largest M of the decode kernels (use "
                                    "cuda-mma)", problem.shape.m, kDecodeMaxM));
@@ -340,9 +342,14 @@ void launch_decode_gemm(const GemmProblem& problem, const DecodePlan& plan,
   p.a_source = ops.a_source;
   p.a_scale_2 = ops.a_scale_2;
   p.a_status = ops.a_status;
+  // The kernel the plan prepared (its shared-memory limit, cluster attribute and occupancy).
+  require(plan.a_quantized_in_kernel == (ops.a_source != nullptr),
+          "cuda-decode: the plan {} A in the kernel, but the operands {} its bf16 source",
+          plan.a_quantized_in_kernel ? "quantizes" : "does not quantize",
+          ops.a_source != nullptr ? "hand it" : "do not hand it");
   const dim3 grid(unsigned(plan.tiles_n), unsigned(plan.splits));
   const dim3 cluster(1, plan.splits_in_cluster ? unsigned(plan.splits) : 1u);
-  with_kernel(plan.max_tokens, plan.warps, ops.a_source != nullptr, [&](auto kernel) {
+  with_kernel(plan.max_tokens, plan.warps, plan.a_quantized_in_kernel, [&](auto kernel) {
     launch_kernel_in_clusters(kernel, grid, cluster, decode::threads_of(plan.warps), plan.smem_bytes,
                               plan.dependent_launch, stream, p);
   });

@@ -49,7 +49,12 @@ class DeviceBuffer {
 
   void upload(const std::vector<T>& host) {
     require(host.size() == count_, "upload of {} elements into a buffer of {}", host.size(), count_);
-    if (count_) FP4GEMM_CUDA_CHECK(cudaMemcpy(ptr_, host.data(), bytes(), cudaMemcpyHostToDevice));
+    if (count_) {
+      FP4GEMM_CUDA_CHECK(cudaMemcpy(ptr_, host.data(), bytes(), cudaMemcpyHostToDevice));
+      // From pageable memory cudaMemcpy may return before its DMA lands, and the kernels run on
+      // non-blocking streams, which are not ordered after the legacy stream it used: wait for it.
+      FP4GEMM_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+    }
   }
   std::vector<T> download() const {
     std::vector<T> host(count_);

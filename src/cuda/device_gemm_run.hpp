@@ -68,6 +68,10 @@ class DeviceGemmRun : public GemmRun {
   }
   void* cuda_stream() override { return stream(); }
   void bind_cuda_stream(void* caller_stream) final {
+    // What prepare() enqueued on this run's own stream (the split-K counters' and status words'
+    // clearing) is done before the caller's stream, which is not ordered after it, runs the GEMM.
+    // (Not when unbinding, which a destructor may do while a capture is unwinding.)
+    if (caller_stream) FP4GEMM_CUDA_CHECK(cudaStreamSynchronize(stream()));
     bound_ = static_cast<cudaStream_t>(caller_stream);
     stream_changed();
   }

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include <fmt/format.h>
+
 #include "cuda/cuda_check.hpp"
 #include "cuda/dependent_launch.cuh"
 #include "cuda/gpu_requirement.hpp"
@@ -157,6 +159,14 @@ void require_quantizable(const void* x, std::int64_t rows, std::int64_t cols, Fp
             scale_2);
   else
     require(scale_2 == 1.0f, "scale_2 = {}: MXFP4 has no tensor scale (pass 1)", scale_2);
+}
+
+Verdict gpu_quantizable_verdict(const GemmProblem& problem) {
+  const GemmShape& s = problem.shape;
+  if (problem.mode == Mode::w4a4 && (s.m >= kStatusIndexLimit || s.k >= kStatusIndexLimit))
+    return Verdict::no(fmt::format("M x K = {} x {}: w4a4 quantizes the activations on the GPU in "
+                                   "every call, which takes M and K below 2^31", s.m, s.k));
+  return Verdict::yes();
 }
 
 void quantize_on_device(const void* x, DType dtype, std::int64_t rows, std::int64_t cols,

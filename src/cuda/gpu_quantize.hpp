@@ -16,6 +16,8 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_gemm_run.hpp"
 #include "cuda/quantize_status.hpp"
+#include "fp4gemm/backend.hpp"
+#include "fp4gemm/gemm.hpp"
 #include "fp4gemm/matrix.hpp"
 #include "fp4gemm/quantize.hpp"
 #include "fp4gemm/tensor.hpp"
@@ -77,6 +79,12 @@ void quantize_on_device(const void* x, DType dtype, std::int64_t rows, std::int6
 // finite, MXFP4's 1), also for a kernel that quantizes such an input itself (cuda-decode's
 // w4a4, decode_gemm.cuh step 1q). Throws InvalidArgument naming the rule.
 void require_quantizable(const void* x, std::int64_t rows, std::int64_t cols, Fp4Format format, float scale_2);
+
+// Whether a problem's activations can be quantized on the GPU as its w4a4 run does in every
+// call (M and K below 2^31, require_quantizable's range): the can_implement of the families that
+// do so (cuda-mma, cuda-decode) asks it, so that such a problem is refused at admission, not by
+// the first run(). Yes for w4a16.
+Verdict gpu_quantizable_verdict(const GemmProblem& problem);
 
 // quantize(x, options) computed on the GPU: the same bytes, the same scale_2, the same errors.
 Fp4Tensor quantize_on_gpu(const HostMatrix& x, const QuantizeOptions& options = {});

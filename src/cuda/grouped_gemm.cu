@@ -111,6 +111,7 @@ void launch_grouped_gemm(const GroupedPlan& plan, const GroupedPointers& ptr, cu
   p.workspace_expert_floats = std::int64_t(plan.decode.workspace_floats);
   p.counters_per_expert = std::int64_t(plan.decode.counters);
   p.rounds = plan.rounds;
+  p.bound = plan.max_tokens_per_expert;
   p.status = ptr.status;
   const dim3 grid(unsigned(plan.decode.tiles_n), unsigned(plan.decode.splits), unsigned(plan.experts));
   with_kernel(plan.decode.max_tokens, plan.decode.warps, [&](auto kernel) {

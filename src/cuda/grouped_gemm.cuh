@@ -12,12 +12,12 @@
 //     the launch and the CTA's start overlap; decode_cta then lets the next kernel start.
 //  1. Read expert e = blockIdx.z's token range from the device offsets (int32 or int64):
 //     rows offsets[e] .. offsets[e+1]-1 of A and D. This round's chunk is its rows
-//     round*kMaxTokens .. +kMaxTokens-1, of which the round computes at most the plan's M (the
-//     host's bound when it is below kMaxTokens: the A tile holds that many rows); a CTA whose
-//     chunk is empty returns at once (uniformly, before any barrier), so empty experts cost one
-//     offsets load per CTA. In the last round an expert with rows past those (more tokens than
-//     the host's bound) records e + 1 in *status (atomicMax) instead of being computed silently
-//     wrong.
+//     round*kMaxTokens .. +kMaxTokens-1, of which the round computes those within the host's
+//     bound on an expert's tokens (the plan sized the A tile for min(bound, kMaxTokens) rows: a
+//     bound of 5 plans the 8-token instance for 5 rows, a bound of 0 computes nothing); a CTA
+//     with no rows to compute returns at once (uniformly, before any barrier), so empty experts
+//     cost one offsets load per CTA. In the last round an expert with more tokens than the bound
+//     records e + 1 in *status (atomicMax) instead of being computed silently wrong.
 //  2. Build expert e's decode::Params from the launch's base pointers: B's re-laid codes and
 //     scales of expert e (e times one expert's code and scale tiles), A (bf16: w4a16's, or w4a4's
 //     FP4 activations dequantized once per call by the kernel before this one, fp4_dequantize.cu)
@@ -36,7 +36,7 @@ namespace fp4gemm::cuda::grouped {
 
 struct Params {
   decode::Params base;                 // shapes, formats, groups_per_split; pointers of expert 0,
-                                       // row 0; m: the rows a round computes (the plan's M)
+                                       // row 0 (m unused)
   ExpertOffsets offsets;
   const float* alphas = nullptr;       // E: alpha * scale_2(A) * scale_2(B_e)
   std::int64_t b_expert_code_tile_bytes = 0;    // one expert's re-laid codes (code_tiles_bytes)
@@ -44,6 +44,7 @@ struct Params {
   std::int64_t workspace_expert_floats = 0;     // one expert's split-K partials
   std::int64_t counters_per_expert = 0;         // one expert's split-K counters (its N-tiles)
   int round = 0, rounds = 1;           // this launch's chunk of kMaxTokens tokens, of `rounds`
+  std::int64_t bound = 0;              // the host's bound on an expert's tokens (>= 0)
   int* status = nullptr;               // 0, or 1 + an expert with more tokens than the rounds hold
 };
 
@@ -51,19 +52,19 @@ struct Params {
 // answer in every thread of the CTA).
 template <int kMaxTokens>
 __device__ __forceinline__ bool expert_params(const Params& p, int e, decode::Params& x) {
-  constexpr int kChunk = kMaxTokens;
-  // The rows a round may compute: the plan sized the A tile (shared memory) for its M, which is
-  // below the chunk when the host's bound is (a bound of 5 plans the 8-token instance for 5 rows).
-  const std::int64_t rows = p.base.m < kChunk ? p.base.m : kChunk;
+  constexpr std::int64_t kChunk = kMaxTokens;
   const std::int64_t first = p.offsets[e], end = p.offsets[e + 1];
-  const std::int64_t row0 = first + std::int64_t(p.round) * kChunk;  // the chunk's first row
-  if (p.round == p.rounds - 1 && row0 + rows < end && threadIdx.x == 0 && blockIdx.x == 0 &&
+  if (p.round == p.rounds - 1 && end - first > p.bound && threadIdx.x == 0 && blockIdx.x == 0 &&
       blockIdx.y == 0)
     atomicMax(p.status, e + 1);
-  if (row0 >= end) return false;
+  const std::int64_t row0 = first + p.round * kChunk;  // the chunk's first row
+  // Its rows that exist and lie within the bound (the A tile's rows: step 1).
+  const auto smaller = [](std::int64_t a, std::int64_t b) { return a < b ? a : b; };
+  const std::int64_t rows = smaller(end - row0, smaller(kChunk, p.bound - p.round * kChunk));
+  if (rows <= 0) return false;
 
   x = p.base;
-  x.m = end - row0 < rows ? end - row0 : rows;
+  x.m = rows;
   x.b.data += std::int64_t(e) * p.b_expert_code_tile_bytes;
   x.scale_tiles += std::int64_t(e) * p.b_expert_scale_tile_bytes;
   x.a_bf16 += row0 * x.k;

@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "cuda/cuda_check.hpp"
+#include "cuda/gpu_quantize.hpp"
 #include "cuda/gpu_requirement.hpp"
 #include "cuda/mma_gemm.cuh"
 
@@ -53,7 +54,8 @@ std::string MmaPlan::describe() const {
 }
 
 Verdict mma_can_implement(const GemmProblem& problem) {
-  return shape_verdict(problem.shape, problem.format);
+  if (const Verdict shape = shape_verdict(problem.shape, problem.format); !shape) return shape;
+  return gpu_quantizable_verdict(problem);
 }
 
 Verdict mma_kernel_image_present() {

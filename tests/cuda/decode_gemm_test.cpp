@@ -35,6 +35,7 @@ namespace fp4gemm {
 namespace {
 
 using test::check_random;
+using test::check_random_fp4_activations_only;
 using test::Combo;
 using test::problem_of;
 
@@ -290,6 +291,20 @@ TEST(DecodeGemmInKernelQuantize, ThroughTheEnvironmentMatchesTheReference) {
 // Non-finite activations reach the caller through output() on both quantization paths, named
 // by the same first position (row-major), and a bad tensor scale is refused: by the quantizer
 // kernel at run(), and already at prepare when the kernel is to quantize A itself.
+// w4a4 operands without A's bf16 source (FP4 activations only, as `fp4gemm gemm --mode w4a4`
+// reads them) at shapes whose plan would quantize A in the GEMM kernel (M = 1 with N <= 4096, and
+// M = 2 with few N-tiles, also over a cluster of K-slices): the plan reads A's block values
+// instead and the launch takes the kernel that plan prepared (before, it took the other kernel,
+// whose shared-memory limit and cluster attribute were never set). Both formats and layouts.
+TEST(DecodeGemmInKernelQuantize, OperandsWithoutABf16SourceTakeTheSeparatePlan) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  for (const test::Combo& c : test::all_combos()) {
+    if (c.mode != Mode::w4a4) continue;
+    for (const auto& s : {std::array<std::int64_t, 3>{1, 768, 6144}, {1, 64, 7680}, {2, 64, 1024}})
+      check_random_fp4_activations_only(decode(), problem_of(c, s[0], s[1], s[2]));
+  }
+}
+
 TEST(DecodeGemmInKernelQuantize, NonFiniteActivationsAndBadScale2AreNamedOnBothPaths) {
   if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   using Run = cuda::KernelGemmRun<cuda::DecodePlan, cuda::launch_decode_gemm>;
@@ -437,6 +452,19 @@ TEST(DecodeGemmPlan, WideCtasAboveEightTokensWithManyTiles) {
 }
 
 // ------------------------------------------------------------------ admission (no GPU needed)
+// The same admission rule as cuda-mma's for w4a4 (the activations quantized on the GPU: K below
+// 2^31), checked before the decode kernels' own limits.
+TEST(DecodeGemmRules, W4a4NeedsKBelow2To31) {
+  const GemmProblem big_k{{1, 768, std::int64_t(1) << 31}, Mode::w4a4, Fp4Format::nvfp4, ScaleLayout::linear,
+                          DType::f32};
+  const Verdict refused = decode().can_implement(big_k);
+  EXPECT_FALSE(refused);
+  EXPECT_NE(refused.reason.find("w4a4 quantizes the activations on the GPU in every call, which takes M "
+                                "and K below 2^31"),
+            std::string::npos)
+      << refused.reason;
+}
+
 TEST(DecodeGemmRules, SplitSumsSwitchTakesAutoGlobalOrClusterAndNamesTheVariable) {
   EXPECT_EQ(cuda::parse_split_sums(""), cuda::SplitSums::by_slice_count);
   EXPECT_EQ(cuda::parse_split_sums("auto"), cuda::SplitSums::by_slice_count);

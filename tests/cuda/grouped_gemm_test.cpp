@@ -160,10 +160,13 @@ TEST_F(GroupedKernelOptions, AnExpertOverTheBoundIsReported) {
 }
 
 // A bound below the instance's chunk (5 plans the 8-token instance for 5 rows, 12 the 16-token one
-// for 12): an expert past it is reported by name, and no round stages more rows than the bound
-// (the A tile holds the bound's rows; staging the chunk's overran the CTA's shared memory).
+// for 12, 0 the 1-token one for none): an expert past it is reported by name, and no round stages
+// more rows than the bound (the A tile holds the bound's rows; staging the chunk's overran the
+// CTA's shared memory, and with a bound of 0 an expert of one token was computed from w4a4's
+// never-written activation scratch without a report).
 TEST_F(GroupedKernelOptions, AnExpertOverABoundBelowTheChunkIsReported) {
-  for (const auto& [bound, tokens] : {std::pair<int, std::vector<std::int64_t>>{5, {7}}, {12, {14, 3}}}) {
+  for (const auto& [bound, tokens] :
+       {std::pair<int, std::vector<std::int64_t>>{5, {7}}, {12, {14, 3}}, {0, {1, 0}}}) {
     const GroupedOperands ops = random_grouped_operands(grouped_of(combo, tokens, 64, 256), 5);
     const auto run = cuda::prepare_grouped_kernel(ops, {false, bound});
     run->run();

@@ -129,6 +129,11 @@ void check_random_scaled_activations(const Backend& backend, const GemmProblem& 
   });
 }
 
+void check_random_fp4_activations_only(const Backend& backend, const GemmProblem& problem) {
+  ASSERT_EQ(problem.mode, Mode::w4a4);
+  check_random_draw(backend, problem, "FP4 activations only", [](GemmOperands& ops) { ops.a_bf16 = HostMatrix{}; });
+}
+
 void check_bit_exact(const Backend& backend, const GemmProblem& problem, std::mt19937_64& rng) {
   SCOPED_TRACE(fmt::format("{} {}", backend.name(), problem.describe()));
   const GemmOperands ops = representable_operands(problem, rng);

@@ -32,6 +32,9 @@ std::uint64_t fresh_seed();
 void check_random(const Backend& backend, const GemmProblem& problem, float alpha = 1.0f);
 // The same with A (w4a16) times 2^exponent, exactly: activations near either end of bf16's range.
 void check_random_scaled_activations(const Backend& backend, const GemmProblem& problem, int exponent);
+// check_random for w4a4 with the operands' bf16 source of A dropped: FP4 activations only, as
+// `fp4gemm gemm --mode w4a4` reads them (no GPU requantization in the call).
+void check_random_fp4_activations_only(const Backend& backend, const GemmProblem& problem);
 
 // Operands whose every partial sum is an fp32 multiple of 1/4 below 2^18 (|products| <= 144,
 // K <= 1024): any summation order gives the exact sum, so D must equal the reference bit for bit.

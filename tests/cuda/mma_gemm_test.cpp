@@ -106,6 +106,22 @@ TEST(MmaGemmRules, CanImplementRefusesOnlyWhatTheFormatForbids) {
   }
 }
 
+// w4a4 quantizes A on the GPU in every call, which takes M and K below 2^31: refused at
+// admission (before, the first run() threw); w4a16 is not limited.
+TEST(MmaGemmRules, W4a4NeedsMAndKBelow2To31) {
+  const std::int64_t limit = std::int64_t(1) << 31;
+  const auto problem = [](Mode mode, std::int64_t m, std::int64_t k) {
+    return GemmProblem{{m, 1, k}, mode, Fp4Format::nvfp4, ScaleLayout::linear, DType::f32};
+  };
+  const Verdict big_k = mma().can_implement(problem(Mode::w4a4, 1, limit));
+  EXPECT_FALSE(big_k);
+  EXPECT_NE(big_k.reason.find("M x K = 1 x 2147483648: w4a4 quantizes the activations on the GPU"),
+            std::string::npos) << big_k.reason;
+  EXPECT_FALSE(mma().can_implement(problem(Mode::w4a4, limit, 16)));
+  EXPECT_TRUE(mma().can_implement(problem(Mode::w4a4, limit - 1, limit - 16)));
+  EXPECT_TRUE(mma().can_implement(problem(Mode::w4a16, limit, limit)));
+}
+
 TEST(MmaGemmRules, AvailabilitySaysWhy) {
   test::check_availability(mma(), [](const GpuInfo& gpu) { return gpu.sm_major >= 8; },
                            "needs sm_80+");

@@ -174,5 +174,30 @@ TEST(ReferenceGemm, RejectsMismatchedK) {
   expect_error<InvalidArgument>([&] { reference_gemm(ops); }, "K = 20 is not a multiple of 16");
 }
 
+// w4a4's optional bf16 source of A (the GPU families requantize it in every call) must be A: bf16,
+// M x K with M x K values; absent is fine.
+TEST(GemmOperandsValidate, W4a4SourceOfAMustBeMByKBf16) {
+  const auto fp4 = [](std::int64_t rows, std::int64_t cols) {
+    return make_fp4_tensor(Fp4Format::nvfp4, rows, cols,
+                           std::vector<std::uint8_t>(std::size_t(rows * cols), 2),
+                           std::vector<std::uint8_t>(std::size_t(rows * cols / 16), 0x38), 1.0f);
+  };
+  GemmOperands ops;
+  ops.problem = problem(Mode::w4a4, Fp4Format::nvfp4, {2, 1, 16});
+  ops.a_fp4 = fp4(2, 16);
+  ops.b = fp4(1, 16);
+  ops.validate();  // no source
+  ops.a_bf16 = bf16_matrix(2, 16, std::vector<float>(32, 1.0f));
+  ops.validate();
+  ops.a_bf16 = bf16_matrix(2, 32, std::vector<float>(64, 1.0f));
+  expect_error<InvalidArgument>([&] { ops.validate(); },
+                                "w4a4's bf16 source of A is 2 x 32 (64 values); the problem needs M x K = 2 x 16");
+  ops.a_bf16 = bf16_matrix(2, 16, std::vector<float>(32, 1.0f));
+  ops.a_bf16.half.pop_back();
+  expect_error<InvalidArgument>([&] { ops.validate(); }, "w4a4's bf16 source of A is 2 x 16 (31 values)");
+  ops.a_bf16 = HostMatrix::from_f32(2, 16, std::vector<float>(32, 1.0f));
+  expect_error<InvalidArgument>([&] { ops.validate(); }, "w4a4's bf16 source of A is f32, not bf16");
+}
+
 }  // namespace
 }  // namespace fp4gemm
