@@ -34,9 +34,10 @@ echo "== ncu fp8 next rc=$? ${SECONDS}s"
 grep -E "Duration|highest-utilized|Issue Slots Busy|Stall|Issued Warp|Eligible" "$O/ncu_fp8_next.txt" | sed 's/^ *//' | head -16
 pack
 # 4. Unrelated to v3, with the time this call leaves: the landed build's decode and grouped GPU
-#    tests (stop 37 added long K-slices, the grouped block-column instance and a bound below the
-#    chunk, whose fix landed untested: grouped_gemm.cuh expert_params), that bound test under
-#    memcheck (it overran shared memory before the fix).
+#    tests (stop 37 added long K-slices, the grouped block-column instance, a bound below the
+#    chunk or of 0 and w4a4 operands without A's bf16 source, whose fixes landed untested:
+#    grouped_gemm.cuh expert_params, decode_backend.cu prepare), that bound test under memcheck
+#    (it overran shared memory before the fix).
 gtests grouped_gemm_test_fin:120 decode_gemm_test_fin:200
 sanitize memcheck grouped_bound 60 "$B/grouped_gemm_test_fin" \
   --gtest_filter='GroupedKernelOptions.AnExpertOverABoundBelowTheChunkIsReported'
