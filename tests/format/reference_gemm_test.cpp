@@ -153,19 +153,20 @@ TEST(ReferenceGemmExact, OutputRoundedOnceToTheOutputDtype) {
   }
 }
 
+// An NVFP4 tensor of rows x cols values 1 (code 2, scale 1).
+Fp4Tensor nvfp4_ones(std::int64_t rows, std::int64_t cols) {
+  return make_fp4_tensor(Fp4Format::nvfp4, rows, cols, std::vector<std::uint8_t>(std::size_t(rows * cols), 2),
+                         std::vector<std::uint8_t>(std::size_t(rows * cols / 16), 0x38), 1.0f);
+}
+
 TEST(ReferenceGemm, RejectsMismatchedK) {
-  const auto fp4 = [](std::int64_t rows, std::int64_t cols) {
-    return make_fp4_tensor(Fp4Format::nvfp4, rows, cols,
-                           std::vector<std::uint8_t>(std::size_t(rows * cols), 2),
-                           std::vector<std::uint8_t>(std::size_t(rows * cols / 16), 0x38), 1.0f);
-  };
   GemmOperands ops;
   ops.problem = problem(Mode::w4a4, Fp4Format::nvfp4, {1, 1, 16});
-  ops.a_fp4 = fp4(1, 16);
-  ops.b = fp4(1, 32);
+  ops.a_fp4 = nvfp4_ones(1, 16);
+  ops.b = nvfp4_ones(1, 32);
   expect_error<InvalidArgument>([&] { reference_gemm(ops); }, "B is 1 x 32; the problem needs N x K = 1 x 16");
-  ops.a_fp4 = fp4(1, 32);
-  ops.b = fp4(1, 16);
+  ops.a_fp4 = nvfp4_ones(1, 32);
+  ops.b = nvfp4_ones(1, 16);
   expect_error<InvalidArgument>([&] { reference_gemm(ops); }, "A is 1 x 32; the problem needs M x K = 1 x 16");
   ops.problem.mode = Mode::w4a16;
   ops.a_bf16 = bf16_matrix(1, 32, std::vector<float>(32, 1.0f));
@@ -177,15 +178,10 @@ TEST(ReferenceGemm, RejectsMismatchedK) {
 // w4a4's optional bf16 source of A (the GPU families requantize it in every call) must be A: bf16,
 // M x K with M x K values; absent is fine.
 TEST(GemmOperandsValidate, W4a4SourceOfAMustBeMByKBf16) {
-  const auto fp4 = [](std::int64_t rows, std::int64_t cols) {
-    return make_fp4_tensor(Fp4Format::nvfp4, rows, cols,
-                           std::vector<std::uint8_t>(std::size_t(rows * cols), 2),
-                           std::vector<std::uint8_t>(std::size_t(rows * cols / 16), 0x38), 1.0f);
-  };
   GemmOperands ops;
   ops.problem = problem(Mode::w4a4, Fp4Format::nvfp4, {2, 1, 16});
-  ops.a_fp4 = fp4(2, 16);
-  ops.b = fp4(1, 16);
+  ops.a_fp4 = nvfp4_ones(2, 16);
+  ops.b = nvfp4_ones(1, 16);
   ops.validate();  // no source
   ops.a_bf16 = bf16_matrix(2, 16, std::vector<float>(32, 1.0f));
   ops.validate();
