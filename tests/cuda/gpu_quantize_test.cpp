@@ -324,6 +324,30 @@ TEST_F(GpuQuantize, RejectsNanAndInfNamingTheFirstPositionLikeTheCpu) {
             "input has NaN at row 3, column 17");
 }
 
+// The NaN / inf report with each lane width forced (a 300 x 192 tensor gets 4 elements per lane by
+// the size rule, so the rule alone never reports from 16-element lanes): the CPU's message, the
+// first non-finite element in row-major order, from lanes of 16 and of 4.
+TEST_F(GpuQuantize, NanAndInfAreReportedLikeTheCpuAtEveryLaneWidth) {
+  const std::int64_t rows = 300, cols = 192;
+  std::vector<float> v = make_input(Data::normal_outliers, DType::f32, rows, cols, 16, rng_).f32;
+  v[std::size_t(200 * cols + 5)] = INFINITY;
+  v[std::size_t(3 * cols + 17)] = std::nanf("");
+  const HostMatrix x = HostMatrix::from_f32(rows, cols, std::move(v)).converted(DType::bf16);
+  const QuantizeOptions options{Fp4Format::nvfp4, ScaleLayout::linear, 0.01f, {}};
+  const std::string cpu = invalid_argument_message([&] { quantize(x, options); });
+  ASSERT_NE(cpu, "");
+  for (int lane_width : {16, 4}) {
+    SCOPED_TRACE(lane_width);
+    Stream stream;
+    const DeviceBuffer<std::uint8_t> input = upload_matrix(x, stream.get());
+    DeviceFp4Tensor out = make_device_fp4_tensor(Fp4Format::nvfp4, ScaleLayout::linear, rows, cols);
+    QuantizeStatus status(stream.get());
+    quantize_on_device(input.get(), DType::bf16, rows, cols, options, 0.01f, out, status, stream.get(), nullptr,
+                       lane_width);
+    EXPECT_EQ(invalid_argument_message([&] { status.throw_if_non_finite(stream.get()); }), cpu);
+  }
+}
+
 // quantize_on_device writes every byte it owns: outputs poisoned with 0x00 and then 0xFF give the
 // CPU's bytes both times (the swizzled layout's padding included).
 TEST_F(GpuQuantize, WritesEveryOutputByteIncludingPadding) {

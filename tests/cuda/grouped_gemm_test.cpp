@@ -234,14 +234,27 @@ TEST_F(GroupedKernelOptions, KSlicesAreEvenAndTheSwitchIsTaken) {
 // K bf16 are, bit for bit, every expert's block values (exact: E2M1 x block scale fits bf16). Both
 // formats and layouts, int32 and int64 offsets, counts 0, 1, 130 (past one 128-row scale block)
 // and 17, a bound of 8 (rows past it are written too), K of 3 blocks (a partial chunk block), the
-// output poisoned.
+// output poisoned; and the cases listed below.
 TEST_F(GroupedKernelOptions, DequantizedActivationsAreTheBlockValues) {
+  struct Case {
+    std::vector<std::int64_t> tokens;
+    std::int64_t k;  // 0: 3 blocks of the format
+    std::int64_t bound;
+  };
+  // Also: K = 6144 (more than one block of chunks per row) after an expert of exactly 128 rows
+  // (the next expert's swizzled scales start on the boundary), a bound above 32 with an expert
+  // past it, and 300 experts (more than one pass over the experts before each).
+  const std::vector<Case> cases = {{{0, 1, 130, 17}, 0, 8},
+                                   {{128, 5}, 6144, 8},
+                                   {{130}, 96, 100},
+                                   {std::vector<std::int64_t>(300, 1), 32, 1}};
+  for (const Case& x : cases)
   for (Fp4Format format : {Fp4Format::nvfp4, Fp4Format::mxfp4})
     for (ScaleLayout layout : {ScaleLayout::linear, ScaleLayout::swizzled})
       for (bool int64 : {false, true}) {
         const std::uint64_t seed = test::fresh_seed();
-        const GroupedProblem problem =
-            grouped_of({Mode::w4a4, format, layout, DType::bf16}, {0, 1, 130, 17}, 64, 3 * block_size(format));
+        const GroupedProblem problem = grouped_of({Mode::w4a4, format, layout, DType::bf16}, x.tokens, 64,
+                                                  x.k ? x.k : 3 * block_size(format));
         SCOPED_TRACE(fmt::format("{} offsets {} seed {}", problem.describe(), int64 ? "int64" : "int32", seed));
         const GroupedOperands ops = random_grouped_operands(problem, seed);
         std::vector<std::uint8_t> data, scales;
@@ -260,7 +273,7 @@ TEST_F(GroupedKernelOptions, DequantizedActivationsAreTheBlockValues) {
         out.fill_bytes(0xFF);  // NaN in bf16
         cuda::dequantize_grouped_fp4_to_bf16(data_d.get(), scales_d.get(), format, layout,
                                              int64 ? static_cast<const void*>(offsets64.get()) : offsets32.get(),
-                                             int64, int(problem.experts()), 8, problem.k, out.get(), nullptr);
+                                             int64, int(problem.experts()), x.bound, problem.k, out.get(), nullptr);
         const std::vector<std::uint16_t> got = out.download();
         ASSERT_EQ(got.size(), expected.size());
         int mismatches = 0, nonzero = 0;

@@ -40,7 +40,8 @@ class MmaGemm : public testing::TestWithParam<Combo> {
 };
 
 // Each M, N and K of the sweep at least once; K values are 1, 3, 5 and 384 blocks (K-tiles are
-// 64 or 128, so only the last is whole); M <= 16 with large K exercises split-K.
+// 64 or 128, so only the last is whole); M <= 16 with large K exercises split-K; even N that end
+// inside an 8-column group (6, 130) take the epilogue's paired stores up to the edge.
 TEST_P(MmaGemm, RandomOperandsWithinTheAccumulationBound) {
   const Combo c = GetParam();
   const std::int64_t b = block_size(c.format);
@@ -48,6 +49,7 @@ TEST_P(MmaGemm, RandomOperandsWithinTheAccumulationBound) {
       {1, 768, 384 * b}, {1, 1, b},       {2, 3, 3 * b},     {3, 127, 5 * b},
       {3, 768, 384 * b}, {17, 8, 384 * b}, {64, 768, 5 * b},  {64, 1, b},
       {129, 127, 384 * b}, {129, 768, 3 * b}, {17, 3, 3 * b},  {2, 127, 384 * b},
+      {5, 130, 3 * b},   {2, 6, b},
   };
   for (const auto& s : shapes) check_random(mma(), problem_of(c, s.m, s.n, s.k), 1.0f);
   check_random(mma(), problem_of(c, 5, 33, 7 * b), -0.375f);  // a user alpha on top of the tensor scales

@@ -40,4 +40,5 @@ echo "== ncu wgmma v6 rc=$? ${SECONDS}s"
 grep -E "Duration|highest-utilized|Issue Slots Busy|Stall|Issued Warp|Eligible" "$O/ncu_wgmma_v6.txt" | sed 's/^ *//' | head -20
 pack
 # 4. The rest of the combined tree's GPU tests.
-gtests auto_backend_test_v6:120 decode_gemm_test_v6:170 grouped_gemm_test_v6:120 dequant_cublas_test_v6:90
+gtests auto_backend_test_v6:120 decode_gemm_test_v6:170 grouped_gemm_test_v6:120 dequant_cublas_test_v6:90 \
+  mma_gemm_test_v6:90 gpu_quantize_test_v6:60
