@@ -115,6 +115,17 @@ TEST(DecodeGemmChain, BackToBackCallsGiveTheBitsOfOneCall) {
           problem_of({mode, Fp4Format::nvfp4, ScaleLayout::linear, DType::f32}, m, 768, 6144));
 }
 
+// The same with the K-slices summed through the global workspace and counters (at 768 x 6144
+// the default plan sums them in a cluster on sm_90): 1 x 768 and 1 x 4096 x 6144 (9 slices).
+TEST(DecodeGemmChain, BackToBackCallsWithGlobalSplitSums) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  const test::ScopedEnv environment("FP4GEMM_DECODE_SPLIT_SUMS", "global");
+  for (Mode mode : {Mode::w4a16, Mode::w4a4})
+    for (std::int64_t n : {768, 4096})
+      expect_chain_gives_the_bits_of_one_call(
+          problem_of({mode, Fp4Format::nvfp4, ScaleLayout::linear, DType::f32}, 1, n, 6144));
+}
+
 // The K-splits fill the GPU with every GEMM of the launch (cuda-grouped's experts): more GEMMs,
 // fewer splits each, down to one; zero GEMMs is refused.
 TEST(DecodeGemmPlan, KSplitsCountEveryGemmOfTheLaunch) {
@@ -288,9 +299,6 @@ TEST(DecodeGemmInKernelQuantize, ThroughTheEnvironmentMatchesTheReference) {
         problem_of({Mode::w4a4, Fp4Format::nvfp4, ScaleLayout::linear, DType::f32}, m, 768, 6144));
 }
 
-// Non-finite activations reach the caller through output() on both quantization paths, named
-// by the same first position (row-major), and a bad tensor scale is refused: by the quantizer
-// kernel at run(), and already at prepare when the kernel is to quantize A itself.
 // w4a4 operands without A's bf16 source (FP4 activations only, as `fp4gemm gemm --mode w4a4`
 // reads them) at shapes whose plan would quantize A in the GEMM kernel (M = 1 with N <= 4096, and
 // M = 2 with few N-tiles, also over a cluster of K-slices): the plan reads A's block values
@@ -305,6 +313,26 @@ TEST(DecodeGemmInKernelQuantize, OperandsWithoutABf16SourceTakeTheSeparatePlan) 
   }
 }
 
+// The wide (8-warp) 32-token instance that quantizes A itself, forced: every w4a4 combo at M = 24
+// and 32 against the reference.
+TEST(DecodeGemmInKernelQuantize, WideThirtyTwoTokenInstanceMatchesTheReference) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  const test::ScopedEnv quantize("FP4GEMM_DECODE_A_QUANTIZE", "kernel");
+  const test::ScopedEnv width("FP4GEMM_DECODE_CTA", "wide");
+  for (const test::Combo& c : test::all_combos()) {
+    if (c.mode != Mode::w4a4) continue;
+    for (std::int64_t m : {24, 32}) {
+      const GemmProblem problem = problem_of(c, m, 1, 37 * block_size(c.format));
+      const cuda::DecodePlan plan = cuda::plan_decode_gemm(problem, 1, cuda::decode_choices_from_environment());
+      ASSERT_TRUE(plan.a_quantized_in_kernel && plan.warps == 8 && plan.max_tokens == 32) << plan.describe();
+      check_random(decode(), problem);
+    }
+  }
+}
+
+// Non-finite activations reach the caller through output() on both quantization paths, named
+// by the same first position (row-major), and a bad tensor scale is refused: by the quantizer
+// kernel at run(), and already at prepare when the kernel is to quantize A itself.
 TEST(DecodeGemmInKernelQuantize, NonFiniteActivationsAndBadScale2AreNamedOnBothPaths) {
   if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   using Run = cuda::KernelGemmRun<cuda::DecodePlan, cuda::launch_decode_gemm>;
