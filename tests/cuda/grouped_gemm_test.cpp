@@ -160,13 +160,14 @@ TEST_F(GroupedKernelOptions, AnExpertOverTheBoundIsReported) {
 }
 
 // A bound below the instance's chunk (5 plans the 8-token instance for 5 rows, 12 the 16-token one
-// for 12, 0 the 1-token one for none): an expert past it is reported by name, and no round stages
-// more rows than the bound (the A tile holds the bound's rows; staging the chunk's overran the
-// CTA's shared memory, and with a bound of 0 an expert of one token was computed from w4a4's
-// never-written activation scratch without a report).
+// for 12, 0 the 1-token one for none) or between two rounds' chunks (40: two rounds of 32): an
+// expert past it is reported by name, and no round stages more rows than the bound (the A tile
+// holds the bound's rows; staging the chunk's overran the CTA's shared memory, with a bound of 0
+// an expert of one token was computed from w4a4's never-written activation scratch, and an expert
+// of 50 under a bound of 40 was computed whole, neither reported).
 TEST_F(GroupedKernelOptions, AnExpertOverABoundBelowTheChunkIsReported) {
   for (const auto& [bound, tokens] :
-       {std::pair<int, std::vector<std::int64_t>>{5, {7}}, {12, {14, 3}}, {0, {1, 0}}}) {
+       {std::pair<int, std::vector<std::int64_t>>{5, {7}}, {12, {14, 3}}, {0, {1, 0}}, {40, {50, 3}}}) {
     const GroupedOperands ops = random_grouped_operands(grouped_of(combo, tokens, 64, 256), 5);
     const auto run = cuda::prepare_grouped_kernel(ops, {false, bound});
     run->run();
@@ -290,16 +291,19 @@ TEST_F(GroupedKernelOptions, DequantizedActivationsAreTheBlockValues) {
 
 // Back-to-back calls (on sm_90 programmatic dependent launches, which wait for the previous kernel
 // before reading the offsets): the call after 200 of them gives the first call's bits. Both modes;
-// expert 2 takes two rounds (two launches per call, sharing the split-K counters).
+// expert 2 takes two rounds (two launches per call, sharing the split-K counters); and a bound of
+// one token (the block-column instance).
 TEST_F(GroupedKernelOptions, BackToBackCallsGiveTheBitsOfOneCall) {
-  for (Mode mode : {Mode::w4a16, Mode::w4a4}) {
-    const std::uint64_t seed = test::fresh_seed();
-    const GroupedProblem problem =
-        grouped_of({mode, Fp4Format::nvfp4, ScaleLayout::linear, DType::f32}, {1, 0, 40, 3}, 200, 6144);
-    SCOPED_TRACE(fmt::format("{} seed {}", problem.describe(), seed));
-    test::check_chain_gives_the_bits_of_one_call(
-        *cuda::prepare_grouped_kernel(random_grouped_operands(problem, seed), {false, std::nullopt}));
-  }
+  for (Mode mode : {Mode::w4a16, Mode::w4a4})
+    for (const std::vector<std::int64_t>& tokens : {std::vector<std::int64_t>{1, 0, 40, 3}, {1, 0, 1, 1}}) {
+      // {1, 0, 1, 1}: a bound of 1, the block-column instance
+      const std::uint64_t seed = test::fresh_seed();
+      const GroupedProblem problem =
+          grouped_of({mode, Fp4Format::nvfp4, ScaleLayout::linear, DType::f32}, tokens, 200, 6144);
+      SCOPED_TRACE(fmt::format("{} seed {}", problem.describe(), seed));
+      test::check_chain_gives_the_bits_of_one_call(
+          *cuda::prepare_grouped_kernel(random_grouped_operands(problem, seed), {false, std::nullopt}));
+    }
 }
 
 }  // namespace
