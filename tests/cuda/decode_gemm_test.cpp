@@ -336,32 +336,36 @@ TEST(DecodeGemmInKernelQuantize, WideThirtyTwoTokenInstanceMatchesTheReference) 
 TEST(DecodeGemmInKernelQuantize, NonFiniteActivationsAndBadScale2AreNamedOnBothPaths) {
   if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   using Run = cuda::KernelGemmRun<cuda::DecodePlan, cuda::launch_decode_gemm>;
-  const GemmProblem problem =
-      problem_of({Mode::w4a4, Fp4Format::nvfp4, ScaleLayout::linear, DType::f32}, 3, 768, 1024);
-  const std::uint64_t seed = test::fresh_seed();
-  SCOPED_TRACE(fmt::format("{} seed {}", problem.describe(), seed));
-  GemmOperands bad_input = random_operands(problem, seed);
-  const auto at = [&](std::int64_t row, std::int64_t col) -> std::uint16_t& {
-    return bad_input.a_bf16.half[std::size_t(row * problem.shape.k + col)];
-  };
-  at(2, 900) = 0x7F80;  // +inf, after the NaN in row-major order
-  at(1, 37) = 0x7FC0;   // NaN
-  GemmOperands bad_scale = random_operands(problem, seed);
-  bad_scale.a_fp4.scale_2 = -1.0f;
-  for (cuda::AQuantize quantize : {cuda::AQuantize::separate, cuda::AQuantize::in_kernel}) {
-    const cuda::DecodePlan plan =
-        cuda::plan_decode_gemm(problem, 1, {cuda::SplitSums::by_slice_count, quantize});
-    SCOPED_TRACE(plan.describe());
-    ASSERT_EQ(plan.a_quantized_in_kernel, quantize == cuda::AQuantize::in_kernel);
-    Run run(bad_input, plan);
-    run.run();
-    test::expect_error<InvalidArgument>([&] { run.output(); }, "input has NaN at row 1, column 37");
-    test::expect_error<InvalidArgument>(
-        [&] {
-          Run scaled(bad_scale, plan);
-          scaled.run();
-        },
-        "scale_2 = -1 must be positive and finite");
+  for (std::int64_t m : {3, 1}) {  // M = 1: the block-column instance, whose A is shifted
+    const GemmProblem problem =
+        problem_of({Mode::w4a4, Fp4Format::nvfp4, ScaleLayout::linear, DType::f32}, m, 768, 1024);
+    const std::uint64_t seed = test::fresh_seed();
+    SCOPED_TRACE(fmt::format("{} seed {}", problem.describe(), seed));
+    GemmOperands bad_input = random_operands(problem, seed);
+    const auto at = [&](std::int64_t row, std::int64_t col) -> std::uint16_t& {
+      return bad_input.a_bf16.half[std::size_t(row * problem.shape.k + col)];
+    };
+    const std::int64_t nan_row = m > 1 ? 1 : 0;
+    at(m - 1, 900) = 0x7F80;  // +inf, after the NaN in row-major order
+    at(nan_row, 37) = 0x7FC0;  // NaN
+    GemmOperands bad_scale = random_operands(problem, seed);
+    bad_scale.a_fp4.scale_2 = -1.0f;
+    for (cuda::AQuantize quantize : {cuda::AQuantize::separate, cuda::AQuantize::in_kernel}) {
+      const cuda::DecodePlan plan =
+          cuda::plan_decode_gemm(problem, 1, {cuda::SplitSums::by_slice_count, quantize});
+      SCOPED_TRACE(plan.describe());
+      ASSERT_EQ(plan.a_quantized_in_kernel, quantize == cuda::AQuantize::in_kernel);
+      Run run(bad_input, plan);
+      run.run();
+      test::expect_error<InvalidArgument>([&] { run.output(); },
+                                          fmt::format("input has NaN at row {}, column 37", nan_row));
+      test::expect_error<InvalidArgument>(
+          [&] {
+            Run scaled(bad_scale, plan);
+            scaled.run();
+          },
+          "scale_2 = -1 must be positive and finite");
+    }
   }
 }
 
