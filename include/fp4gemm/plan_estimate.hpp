@@ -18,7 +18,9 @@
 //     partial sums are reduced). MoE layer when dp > 1 (ep > tp): all-to-all dispatch and
 //     combine over ep, each moving the bytes the busiest GPU receives, its experts' routed
 //     tokens * hidden * b * (ep-1)/ep, then, if tp > 1, an all-gather over tp of
-//     ceil(t/dp) * hidden * b to replicate the tokens again. Pipeline: each stage but the last
+//     ceil(t/dp) * hidden * b to replicate the tokens again, or an all-reduce of those bytes
+//     where the model has shared experts (their row-parallel down_proj leaves each GPU of the
+//     tp group a partial sum: moe_layer_reduces_over_tp). Pipeline: each stage but the last
 //     sends 2 * ceil(t/dp) * hidden * b to the next (vLLM's IntermediateTensors carry
 //     hidden_states and residual).
 //     Collectives on n GPUs (0 when n = 1): ring all-reduce base + 2(n-1) step + 2(n-1)/n
@@ -141,6 +143,10 @@ double layer_comm_seconds(const ModelConfig& model, const ParallelPlan& plan, Ml
                           const Workload& work, const Link& link);
 // The send of hidden states and residual from a stage to the next: 2 * gpu_tokens * hidden * b.
 double stage_send_bytes(const ModelConfig& model, const MicroBatch& mb, const Workload& work);
+
+// Whether a MoE layer with dp > 1 ends with an all-reduce over tp rather than an all-gather
+// (step 3): where the model has shared experts, sharded row-parallel over tp.
+bool moe_layer_reduces_over_tp(const ModelConfig& model);
 
 // One decoder layer of one stage: the unit `plan --measure` runs on the GPUs. The stage's first
 // MoE layer, or its first layer when it has no MoE layer; its GEMMs in forward order as

@@ -144,7 +144,9 @@ RankJob rank_job(const ModelConfig& model, const ParallelPlan& plan, const Workl
     if (i == last_attention) steps.over_tp(LayerStepKind::all_reduce, "attention all-reduce");
     if (i == last_routed && dispatch) steps.all_to_all("combine", from_peer, to_peer);
   }
-  if (dispatch)
+  if (dispatch && moe_layer_reduces_over_tp(model))
+    steps.over_tp(LayerStepKind::all_reduce, "shared-expert all-reduce");
+  else if (dispatch)
     steps.over_tp(LayerStepKind::all_gather, "all-gather");
   else
     steps.over_tp(LayerStepKind::all_reduce, "MLP all-reduce");

@@ -20,10 +20,13 @@ using model_detail::JsonFields;
 
 constexpr std::int64_t kMaxLayers = 100000;  // a bound on per-layer tables, far above any model
 
-GqaAttention read_gqa(const JsonFields& f, const ModelConfig& m) {
-  // transformers: head_dim defaults to hidden_size / num_attention_heads, and
-  // num_key_value_heads to num_attention_heads.
-  const std::optional<std::int64_t> head_dim = f.optional_positive("head_dim");
+// `head_dim_derived`: transformers derives a missing head_dim as hidden_size /
+// num_attention_heads (Llama, Mixtral); the other GQA configs' classes default it to a constant of
+// their own (Qwen3: 128, gpt-oss: 64), so there it is required rather than guessed.
+// num_key_value_heads defaults to num_attention_heads.
+GqaAttention read_gqa(const JsonFields& f, const ModelConfig& m, bool head_dim_derived) {
+  const std::optional<std::int64_t> head_dim =
+      head_dim_derived ? f.optional_positive("head_dim") : std::optional<std::int64_t>(f.positive("head_dim"));
   if (!head_dim && m.hidden_size % m.num_heads != 0)
     f.fail("head_dim", fmt::format("is missing and hidden_size = {} is not divisible by num_attention_heads = {}",
                                    m.hidden_size, m.num_heads));
@@ -121,18 +124,19 @@ struct ArchitectureReader {
   std::string_view model_type;
   Architecture arch;
   bool mla;
+  bool head_dim_derived;  // GQA: a missing head_dim is hidden_size / heads (read_gqa)
   void (*read)(const JsonFields&, ModelConfig&);
 };
 
 constexpr std::array kReaders{
-    ArchitectureReader{"glm_moe_dsa", Architecture::glm_moe_dsa, true, read_glm_moe_dsa},
-    ArchitectureReader{"deepseek_v3", Architecture::deepseek_v3, true, read_deepseek_style},
-    ArchitectureReader{"glm4_moe", Architecture::glm4_moe, false, read_deepseek_style},
-    ArchitectureReader{"qwen3_moe", Architecture::qwen3_moe, false, read_qwen3_moe},
-    ArchitectureReader{"qwen3", Architecture::qwen3, false, read_dense},
-    ArchitectureReader{"llama", Architecture::llama, false, read_dense},
-    ArchitectureReader{"gpt_oss", Architecture::gpt_oss, false, read_all_moe},
-    ArchitectureReader{"mixtral", Architecture::mixtral, false, read_all_moe},
+    ArchitectureReader{"glm_moe_dsa", Architecture::glm_moe_dsa, true, false, read_glm_moe_dsa},
+    ArchitectureReader{"deepseek_v3", Architecture::deepseek_v3, true, false, read_deepseek_style},
+    ArchitectureReader{"glm4_moe", Architecture::glm4_moe, false, false, read_deepseek_style},
+    ArchitectureReader{"qwen3_moe", Architecture::qwen3_moe, false, false, read_qwen3_moe},
+    ArchitectureReader{"qwen3", Architecture::qwen3, false, false, read_dense},
+    ArchitectureReader{"llama", Architecture::llama, false, true, read_dense},
+    ArchitectureReader{"gpt_oss", Architecture::gpt_oss, false, false, read_all_moe},
+    ArchitectureReader{"mixtral", Architecture::mixtral, false, true, read_all_moe},
 };
 
 const ArchitectureReader& find_reader(const JsonFields& f, const std::string& model_type) {
@@ -168,7 +172,7 @@ ModelConfig parse_model_config(std::string_view json_text, std::string_view sour
   if (layers > kMaxLayers) f.fail("num_hidden_layers", fmt::format("= {} is more than {} (no such model)", layers, kMaxLayers));
   m.layers.resize(static_cast<std::size_t>(layers));
   if (reader.mla) m.attention = read_mla(f);
-  else m.attention = read_gqa(f, m);
+  else m.attention = read_gqa(f, m, reader.head_dim_derived);
   reader.read(f, m);
   // The dense MLP's size matters only where a layer is dense (Mixtral's and gpt-oss's
   // intermediate_size is their experts').

@@ -85,8 +85,12 @@ double layer_comm_seconds(const ModelConfig& model, const ParallelPlan& plan, Ml
     busiest = std::max(busiest, std::accumulate(slice.begin(), slice.end(), std::int64_t{0}));
   }
   const double moved = double(busiest) * token_bytes * (plan.ep - 1) / plan.ep;
-  return attention + 2 * all_to_all_seconds(link, plan.ep, moved) + all_gather_seconds(link, plan.tp, replica_bytes);
+  const double over_tp = moe_layer_reduces_over_tp(model) ? all_reduce_seconds(link, plan.tp, replica_bytes)
+                                                          : all_gather_seconds(link, plan.tp, replica_bytes);
+  return attention + 2 * all_to_all_seconds(link, plan.ep, moved) + over_tp;
 }
+
+bool moe_layer_reduces_over_tp(const ModelConfig& model) { return model.moe && model.moe->shared_experts > 0; }
 
 double stage_send_bytes(const ModelConfig& model, const MicroBatch& mb, const Workload& work) {
   return 2.0 * double(mb.gpu_tokens) * double(model.hidden_size) * work.activation_bytes;

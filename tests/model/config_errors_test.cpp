@@ -35,6 +35,14 @@ TEST(ModelConfigErrors, MissingField) {
             "config.json: field 'intermediate_size' is missing (needed for llama)");
   EXPECT_EQ(rejection(edited("mixtral.json", [](auto& j) { j.erase("model_type"); })),
             "config.json: field 'model_type' is missing (needed for every model)");
+  // head_dim: required where transformers' default is a constant, not hidden_size / heads.
+  EXPECT_EQ(rejection(edited("qwen3_32b.json", [](auto& j) { j.erase("head_dim"); })),
+            "config.json: field 'head_dim' is missing (needed for qwen3)");
+  EXPECT_EQ(rejection(edited("gpt_oss_120b.json", [](auto& j) { j.erase("head_dim"); })),
+            "config.json: field 'head_dim' is missing (needed for gpt_oss)");
+  EXPECT_EQ(rejection(edited("glm45.json", [](auto& j) { j.erase("head_dim"); })),
+            "config.json: field 'head_dim' is missing (needed for glm4_moe)");
+  EXPECT_EQ(rejection(edited("llama31.json", [](auto& j) { j.erase("head_dim"); })), "");  // derived
 }
 
 TEST(ModelConfigErrors, WrongType) {

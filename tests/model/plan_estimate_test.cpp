@@ -108,6 +108,20 @@ TEST(PlanEstimate, ExpertParallelAllToAll) {
   EXPECT_NEAR(tp.comm_s, 12.096e-6, kTol);
 }
 
+// With shared experts (row-parallel over tp) a MoE layer of tp > 1 and dp > 1 ends with an
+// all-reduce over tp, not an all-gather: tp2ep4 on the tiny model (dp 2: 4 tokens per GPU of 8),
+// 4 x 64 x 2 B = 512 B: all-gather 1 us + 256 ns, all-reduce 1 us + 512 ns; 2 layers: 512 ns more.
+TEST(PlanEstimate, SharedExpertsReduceOverTpAfterTheCombine) {
+  Workload w;
+  w.tokens = 8;
+  ModelConfig shared = tiny_mixtral();
+  shared.moe->shared_experts = 1;
+  EXPECT_FALSE(moe_layer_reduces_over_tp(tiny_mixtral()));
+  EXPECT_TRUE(moe_layer_reduces_over_tp(shared));
+  const double plain = estimate_plan(tiny_mixtral(), {2, 1, 4}, w, kLink, mnk_timer).comm_s;
+  EXPECT_NEAR(estimate_plan(shared, {2, 1, 4}, w, kLink, mnk_timer).comm_s - plain, 512e-9, 1e-12);
+}
+
 TEST(PlanEstimate, OneLayerAsPlanMeasureRunsIt) {
   // The layer of ExpertParallelAllToAll: 245760 ps of GEMM, dispatch + combine 2 * 1.512 us, no
   // send (one stage). Its two layers + lm_head (256000 ps) are the plan's stage.
