@@ -42,7 +42,7 @@ TEST(ShapesReport, DataParallelAttentionAndPipelineHeader) {
 
 TEST(ShapesReport, LayerRangesOfScatteredDenseLayers) {
   nlohmann::json j = nlohmann::json::parse(R"({"model_type": "qwen3_moe", "hidden_size": 64, "num_attention_heads": 4,
-      "intermediate_size": 128, "num_hidden_layers": 8, "vocab_size": 100, "num_experts": 4, "num_experts_per_tok": 2,
+      "head_dim": 16, "intermediate_size": 128, "num_hidden_layers": 8, "vocab_size": 100, "num_experts": 4, "num_experts_per_tok": 2,
       "moe_intermediate_size": 32, "mlp_only_layers": [0, 2, 3]})");
   const ModelConfig m = parse_model_config(j.dump(), "test");
   const std::string text = shapes_table(m, {1, 1, 1}, per_gpu_gemms(m, {1, 1, 1}));
