@@ -51,6 +51,8 @@ struct GemmOperands {
                                // quantized from (then the GPU kernels requantize it per call)
   float alpha = 1.0f;          // user factor, multiplied with the tensor scales
   float alpha_total() const;
+  // w4a4 with the bf16 source of A in a_bf16 (what a GPU family requantizes in every call).
+  bool has_a_source() const { return problem.mode == Mode::w4a4 && a_bf16.rows == problem.shape.m; }
   // Throws InvalidArgument naming the field if operands and problem disagree.
   void validate() const;
   // The B checks of validate() alone (B against N, K, format and layout; M not looked at).

@@ -45,7 +45,7 @@ class DecodeBackend final : public Backend {
     // A kernel can quantize w4a4's activations only from their bf16 source: operands without one
     // (FP4 activations only, as `fp4gemm gemm --mode w4a4` reads them) take the plan that reads
     // their block values, and no quantization runs.
-    if (operands.problem.mode == Mode::w4a4 && operands.a_bf16.rows != operands.problem.shape.m)
+    if (operands.problem.mode == Mode::w4a4 && !operands.has_a_source())
       choices.a_quantize = AQuantize::separate;
     return std::make_unique<KernelGemmRun<DecodePlan, launch_decode_gemm>>(
         operands, plan_decode_gemm(operands.problem, 1, choices));

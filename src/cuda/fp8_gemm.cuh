@@ -22,9 +22,10 @@
 //  3. Consumer warpgroup c (tokens 64c..64c+63 of the tile), per K-tile: reads the K-block's
 //     weight scale from global memory (ptxas places the load after the full-barrier wait; a
 //     tile's scales share L1 lines, so it misses about once per 32 K-blocks), waits on the full
-//     barrier, reads its two tokens' activation scales from shared memory, then wgmma.fence and 4 x wgmma m64n128k32 e4m3 (both operands by descriptor,
-//     advanced 32 bytes per k32 step inside the swizzle atom) into a fresh fp32 `partial` (the
-//     first with scale-d = 0), commit, wait_group 0, and releases the slot (one arrive per warp).
+//     barrier, reads its two tokens' activation scales from shared memory, then wgmma.fence and
+//     4 x wgmma m64n128k32 e4m3 (both operands by descriptor, advanced 32 bytes per k32 step
+//     inside the swizzle atom) into a fresh fp32 `partial` (the first with scale-d = 0), commit,
+//     wait_group 0, and releases the slot (one arrive per warp).
 //  4. Promotion: acc += partial * (activation scale of the row x weight scale), in fp32. The
 //     tensor cores accumulate an FP8 product sum with limited precision (about 14 bits: DeepSeek-V3
 //     technical report, sec. 3.3.2), so sums are promoted to fp32 after every 128 k, as there;

@@ -45,7 +45,7 @@ struct Params {
   std::int64_t counters_per_expert = 0;         // one expert's split-K counters (its N-tiles)
   int round = 0, rounds = 1;           // this launch's chunk of kMaxTokens tokens, of `rounds`
   std::int64_t bound = 0;              // the host's bound on an expert's tokens (>= 0)
-  int* status = nullptr;               // 0, or 1 + an expert with more tokens than the rounds hold
+  int* status = nullptr;               // 0, or 1 + an expert with more tokens than the bound
 };
 
 // Steps 1-2: expert e's Params for this round's chunk, or false when the chunk is empty (the same

@@ -82,7 +82,7 @@ class KernelOperands {
       b_scale_tiles_ = DeviceBuffer<std::uint8_t>(tile_scales(operands.b, *b_form.scale_tile_order));
     if (operands.problem.mode == Mode::w4a4) {
       const Fp4Tensor& a = operands.a_fp4;
-      if (operands.a_bf16.rows == operands.problem.shape.m) {
+      if (operands.has_a_source()) {
         a_source_ = DeviceBuffer<std::uint16_t>(operands.a_bf16.half);
         a_quantize_ = {operands.problem.format, operands.problem.scale_layout, a.scale_2, {}};
         quantize_status_.emplace(stream);
