@@ -234,6 +234,9 @@ Verdict decode_can_implement(const GemmProblem& problem) {
   if (problem.shape.m > kDecodeMaxM)
     return Verdict::no(fmt::format("M = {} is above {}, the largest M of the decode kernels (use "
                                    "cuda-mma)", problem.shape.m, kDecodeMaxM));
+  if (problem.shape.k > kDecodeMaxK)
+    return Verdict::no(fmt::format("K = {} is above {}, the largest K of the decode kernels (A's rows are "
+                                   "staged at 32-bit offsets)", problem.shape.k, kDecodeMaxK));
   return Verdict::yes();
 }
 
@@ -260,7 +263,9 @@ DecodePlan plan_decode_gemm(const GemmProblem& problem, std::int64_t gemms_per_l
   require(tiles_n <= std::int64_t(INT32_MAX), "{}: N = {} exceeds the launch grid", problem.describe(), s.n);
   plan.tiles_n = int(tiles_n);
   plan.k_groups = int((s.k + decode::kGroupK - 1) / decode::kGroupK);
-  plan.b_form = {decode_scale_tile_order(problem.format), true, decode_code_tile_order()};
+  plan.b_form = {.scale_tile_order = decode_scale_tile_order(problem.format),
+                 .placed_codes = true,
+                 .code_tile_order = decode_code_tile_order()};
   plan.dependent_launch = dependent_launch_supported();
   plan.a_block_values = problem.mode == Mode::w4a4;
   plan.a_quantized_in_kernel =

@@ -194,37 +194,63 @@ __device__ __forceinline__ void for_each_item(int rows, int items_per_row, F&& f
   for (ItemWalk<kThreads> walk(items_per_row); walk.row < rows; walk.next()) f(walk.row, walk.item);
 }
 
-// Chunk `chunk` (k = 8 chunk .. + 7 of the slice from k_begin) of A's row `row` as 8 bf16: zeros
-// for rows past M and k past the slice.
-__device__ __forceinline__ uint4 activation_chunk(const Params& p, int row, int chunk, std::int64_t k_begin,
-                                                  int slice) {
-  const int k_local = chunk * 8;
-  if (row >= p.m || k_local >= slice) return make_uint4(0, 0, 0, 0);  // chunks lie wholly inside K (K % 16 == 0)
-  return *reinterpret_cast<const uint4*>(p.a_bf16 + row * p.k + k_begin + k_local);
-}
-
 // Stages rows 0 .. a_rows_staged - 1 of the slice (rows past M and k past the slice as zeros) with
-// the CTA's kThreads threads, kLoadsInFlight chunks per thread at a time: all of a batch's loads
-// are issued before its first store, so a thread waits one load round trip per batch, not per
-// chunk (ncu: the staging warps stalled on each store's load, a quarter of the warps' time at
-// 16 x 16384, bench/results/ncu_breakdown). Staging by cp.async instead, one commit group after
-// the first weight groups', made the kernel wait for those too: 5-33 % slower on an H100
+// the CTA's kThreads threads, kLoadsInFlight chunks (16 bytes, k = 8 chunk .. + 7 of the slice)
+// per thread at a time: all of a batch's loads are issued before its first store, so a thread
+// waits one load round trip per batch, not per chunk (ncu: the staging warps stalled on each
+// store's load, a quarter of the warps' time at 16 x 16384, bench/results/ncu_breakdown).
+// Thread t stages chunks t, t + kThreads, ... of every row: kThreads is a multiple of 16, so its
+// unit within each 16-chunk group (transposed_unit) is fixed, and both of its addresses advance
+// by constant steps (by a chunk step of kThreads, by a row of k / stride elements). A batch is
+// kBatchRows rows (predicated by M) of kBatchSteps chunk steps. (A walk of the flat row x chunk
+// order cost ~51 instructions per chunk in index arithmetic and branches: the SASS census in
+// bench/results/grouped_all_rows.) Staging by cp.async instead, one commit group after the first
+// weight groups', made the kernel wait for those too: 5-33 % slower on an H100
 // (bench/results/decode_batched_staging/RUN.md).
 template <int kMaxTokens, int kThreads>
 __device__ void stage_activations(const Params& p, std::uint16_t* a_tile, std::int64_t k_begin, int slice,
                                   int stride) {
+  static_assert(kThreads % 16 == 0, "a thread's unit within a 16-chunk group is fixed");
   constexpr int kLoadsInFlight = 8;
-  const int rows = a_rows_staged(kMaxTokens, int(p.m));
-  ItemWalk<kThreads> walk((slice + kGroupK - 1) / kGroupK * (kGroupK / 8));
-  while (walk.row < rows) {
-    ItemWalk<kThreads> batch = walk;
-    uint4 v[kLoadsInFlight];
+  constexpr int kRows = a_rows_staged(kMaxTokens, kMaxTokens);  // rows of the instance, >= M
+  constexpr int kBatchRows = kRows < kLoadsInFlight ? kRows : kLoadsInFlight;
+  constexpr int kBatchSteps = kLoadsInFlight / kBatchRows;
+  // The row batches unrolled up to 16 rows, by two at 32 (ptxas, sm_90a: all four unrolled
+  // spilled 28 bytes in cuda-grouped's 80-register bound, none unrolled 48 in cuda-decode's
+  // narrow 32-token instance; by two, cuda-decode's 32-token instances take 80 registers, no
+  // spill, and cuda-grouped's 4 bytes: the expert's alpha, reloaded for each output store).
+  constexpr int kRowBatchesUnrolled = kRows <= 16 ? kRows / kBatchRows : 2;
+  const int m = int(p.m), rows = a_rows_staged(kMaxTokens, m), row_step = int(p.k);
+  const int chunks = (slice + kGroupK - 1) / kGroupK * (kGroupK / 8), real_chunks = slice / 8;
+  const int t = int(threadIdx.x);
+  const std::uint16_t* source = p.a_bf16 + k_begin + t * 8;
+  std::uint16_t* unit = a_tile + (t - t % 16 + transposed_unit(t % 16)) * 8;
+  for (int chunk = t; chunk < chunks; chunk += kBatchSteps * kThreads) {
+#pragma unroll kRowBatchesUnrolled
+    for (int row0 = 0; row0 < kRows; row0 += kBatchRows) {
+      if (row0 >= rows) break;
+      uint4 v[kLoadsInFlight];
 #pragma unroll
-    for (int j = 0; j < kLoadsInFlight; ++j, walk.next())
-      v[j] = activation_chunk(p, walk.row, walk.item, k_begin, slice);
+      for (int s = 0; s < kBatchSteps; ++s)
 #pragma unroll
-    for (int j = 0; j < kLoadsInFlight; ++j, batch.next())
-      if (batch.row < rows) *staged_unit(a_tile, batch.row, batch.item, stride) = v[j];
+        for (int j = 0; j < kBatchRows; ++j) {
+          const int row = row0 + j, offset = s * kThreads * 8;
+          v[s * kBatchRows + j] =
+              row < m && chunk + s * kThreads < real_chunks
+                  ? *reinterpret_cast<const uint4*>(source + offset + row * row_step)
+                  : make_uint4(0, 0, 0, 0);
+        }
+#pragma unroll
+      for (int s = 0; s < kBatchSteps; ++s)
+#pragma unroll
+        for (int j = 0; j < kBatchRows; ++j) {
+          const int row = row0 + j, offset = s * kThreads * 8;
+          if (row < rows && chunk + s * kThreads < chunks)
+            *reinterpret_cast<uint4*>(unit + offset + row * stride) = v[s * kBatchRows + j];
+        }
+    }
+    source += kBatchSteps * kThreads * 8;
+    unit += kBatchSteps * kThreads * 8;
   }
 }
 

@@ -17,6 +17,8 @@ namespace fp4gemm::cuda {
 
 // The largest M the decode kernels take (4 blocks of 8 tokens).
 inline constexpr std::int64_t kDecodeMaxM = 32;
+// The largest K: the kernels stage A's rows at 32-bit element offsets (row x K, rows < 32).
+inline constexpr std::int64_t kDecodeMaxK = INT32_MAX / kDecodeMaxM;
 
 struct DecodePlan {
   int max_tokens = 8;           // the kernel instance: M <= 1 (block columns), 8, 16 or 32
@@ -152,7 +154,7 @@ AQuantize parse_a_quantize(std::string_view value);
 CtaWidth parse_cta_width(std::string_view value);
 int parse_k_slices(std::string_view value);
 
-// Format rules (validate_shape) and M <= kDecodeMaxM.
+// Format rules (validate_shape), M <= kDecodeMaxM and K <= kDecodeMaxK.
 Verdict decode_can_implement(const GemmProblem& problem);
 // Whether this build holds machine code of the kernels for the current device.
 Verdict decode_kernel_image_present();

@@ -18,30 +18,42 @@ namespace fp4gemm::cuda {
 namespace {
 
 constexpr DispatchRow kTable[] = {
-    // sm_90 (H100, H200). bench/results/h200_decode_v3/bench_6144_16384.txt (cuda-decode v3),
-    // bench/results/h200_gpu_backends/bench_6144.txt and h200_decode_v1/bench_a.txt (cuda-mma):
-    // on 6144x6144 w4a16 the decode kernel beats cuda-mma at every M up to 32 (both lose to
-    // cublas-bf16 at M = 16 and 32, which is not ours to pick).
+    // sm_90 (H100, H200): bench/results/stop38_decide/call_c (an H100, cuda-wgmma v6, every kernel
+    // auto may pick on issue 5's four shapes N x K = 6144 x 6144, 16384 x 6144, 4096 x 6144 and
+    // 6144 x 2048 at M = 1..8192, one bench process per shape and M range). Each row's pick is
+    // within 5 % of the fastest of our kernels at every measured point it takes.
     {.sm = 90, .m_max = 32, .backend = "cuda-decode",
-     .basis = "H200 6144x6144 w4a16: cuda-decode 15.5 / 24.9 / 37.5 us, cuda-mma 29.2 / 29.4 / "
-              "56.3 us at M = 1 / 16 / 32"},
-    // Past the decode kernels' M: bench/results/h200_dispatch_grid/grid_6144.txt (6144 x 6144
-    // w4a16, one run): cuda-wgmma beats cuda-mma from M = 33 on, and cuda-dequant-cublas (FP4 ->
-    // bf16 each call, then cuBLAS) beats cuda-wgmma from M = 256 on; prefill_shapes.txt and
-    // prefill_2048.txt: the same order at M = 1024 / 4096 on 4096 x 6144 and 6144 x 2048, and on
-    // 16384 x 6144 at M = 1024 cuda-wgmma is 4 % faster (356.7 / 370.7 us, within auto's 5 %).
-    {.sm = 90, .m_max = kSm90DequantCublasMinM - 1, .backend = "cuda-wgmma",
-     .basis = "H200 6144x6144 w4a16: cuda-wgmma 44.8 / 45.7 us, cuda-mma 53.3 / 97.7 us, "
-              "cuda-dequant-cublas 57.6 / 59.3 us at M = 33 / 128"},
+     .basis = "H100 w4a16, M = 1..32: cuda-decode 13.3 / 25.3 / 9.2 / 6.8 us at M = 1 on the four "
+              "shapes, cuda-mma 29.4 / 62.5 / 21.0 / 12.5, cuda-wgmma 36.1 / 55.6 / 28.0 / 22.4; at M = "
+              "32 16384 x 6144 cuda-wgmma 54.8 against 55.1"},
+    {.sm = 90, .m_max = 128, .k_max = 2048, .backend = "cuda-dequant-cublas",
+     .basis = "H100 6144x2048 w4a16: cuda-dequant-cublas 21.6 / 20.9 / 21.4 us, cuda-wgmma 22.2 / "
+              "22.5 / 22.3 us at M = 33 / 64 / 128"},
+    {.sm = 90, .m_max = 256, .backend = "cuda-wgmma",
+     .basis = "H100 w4a16, M = 33..256 (K = 6144; M = 256 at K = 2048): cuda-wgmma 35.1 / 58.4 us on "
+              "6144x6144 at M = 33 / 256, cuda-dequant-cublas 67.8 / 74.0, cuda-mma 53.4 / 179.9; "
+              "6144x2048 M = 256: cuda-wgmma 20.6, cuda-dequant-cublas 26.5"},
+    {.sm = 90, .k_max = 2048, .backend = "cuda-dequant-cublas",
+     .basis = "H100 6144x2048 w4a16: cuda-dequant-cublas 33.4 / 48.0 / 82.3 / 147.2 / 281.2 us, "
+              "cuda-wgmma 52.9 / 55.8 / 87.4 / 167.5 / 322.8 us at M = 512 / 1024 / 2048 / 4096 / 8192"},
+    {.sm = 90, .m_max = 512, .n_max = 4096, .backend = "cuda-wgmma",
+     .basis = "H100 4096x6144 w4a16 M = 512: cuda-wgmma 46.8 us, cuda-dequant-cublas 60.9 us"},
+    {.sm = 90, .m_max = 512, .n_max = 6144, .backend = "cuda-dequant-cublas",
+     .basis = "H100 6144x6144 w4a16 M = 512: cuda-dequant-cublas 87.5 us, cuda-wgmma 93.9 us (its "
+              "96 tiles leave 36 of the 132 SMs idle)"},
+    {.sm = 90, .m_max = 4096, .backend = "cuda-wgmma",
+     .basis = "H100 w4a16 at M = 4096: cuda-wgmma 414.8 / 1124.5 / 274.1 us, cuda-dequant-cublas "
+              "430.4 / 1144.5 / 281.4 us on 6144x6144 / 16384x6144 / 4096x6144; 16384x6144 M = 512: "
+              "141.2 / 226.9 us"},
     {.sm = 90, .backend = "cuda-dequant-cublas",
-     .basis = "H200 6144x6144 w4a16: cuda-dequant-cublas 65.8 / 138.1 / 446.9 / 871.1 us, cuda-wgmma "
-              "70.4 / 205.0 / 538.2 / 1097.7 us at M = 256 / 1024 / 4096 / 8192"},
+     .basis = "H100 w4a16 at M = 8192: cuda-dequant-cublas 816.4 / 2161.3 / 541.3 us, cuda-wgmma "
+              "833.9 / 2844.7 / 549.7 us on 6144x6144 / 16384x6144 / 4096x6144"},
     // Other architectures (sm_80, sm_89, sm_100, sm_120, ...): no measurement of their own yet;
-    // the decode boundary is the H200's (the kernels take M <= 32), cuda-mma above it.
+    // the decode boundary is sm_90's (the kernels take M <= 32), cuda-mma above it.
     {.sm = kOtherSm, .m_max = 32, .backend = "cuda-decode",
-     .basis = "the sm_90 measurement: cuda-decode beats cuda-mma up to M = 32 on the H200"},
+     .basis = "the sm_90 measurement: cuda-decode beats cuda-mma up to M = 32 on the H100"},
     {.sm = kOtherSm, .backend = "cuda-mma",
-     .basis = "no measurement off Hopper yet (cuda-dequant-cublas was timed on the H200 only)"},
+     .basis = "no measurement off Hopper yet (cuda-dequant-cublas was timed on Hopper only)"},
 };
 static_assert(table_fault(kTable).empty(), "auto's dispatch table is malformed (table_fault)");
 

@@ -66,11 +66,6 @@ constexpr std::string_view table_fault(std::span<const DispatchRow> table) {
   return other_group ? "" : "no rows for the other architectures (sm = kOtherSm)";
 }
 
-// The smallest M the sm_90 rows give cuda-dequant-cublas (below it, down to M = 33, cuda-wgmma):
-// on the H200, 6144 x 6144 w4a16, cuda-wgmma wins at M = 33..128 and cuda-dequant-cublas from
-// M = 256 (bench/results/h200_dispatch_grid).
-inline constexpr std::int64_t kSm90DequantCublasMinM = 256;
-
 // The table auto uses (dispatch_table.cpp).
 std::span<const DispatchRow> dispatch_table();
 
@@ -79,7 +74,7 @@ std::span<const DispatchRow> dispatch_table();
 // table_fault (InvalidArgument otherwise).
 std::size_t dispatch_row(std::span<const DispatchRow> table, int sm, const GemmShape& shape);
 
-// The row as --explain prints it: "sm_90, M 33..255: cuda-wgmma (H200 ...)", or for a GPU of an
+// The row as --explain prints it: "sm_90, M 33..256: cuda-wgmma (H100 ...)", or for a GPU of an
 // architecture without rows "sm_89 (default rows), M 1..32: cuda-decode (...)".
 std::string describe_row(std::span<const DispatchRow> table, std::size_t row, int sm);
 

@@ -2,7 +2,7 @@
 // FP4 (NVFP4 / MXFP4, either scale layout) -> bf16 on the GPU, exact: E2M1 x block scale is
 // rebuilt in bf16 as the FP4 kernels do in registers (mma_primitives.cuh); the tensor scale
 // (scale_2) is not applied (the GEMM's alpha carries it). cuda-dequant-cublas runs it on B in every
-// call (and on A for w4a4); cuda-wgmma's and cuda-fp8-lossy's w4a4 paths on the activations;
+// call (and on A for w4a4); cuda-fp8-lossy's w4a4 path on the activations;
 // cuda-grouped's w4a4 path on the experts' activations (the grouped form).
 #include <cuda_runtime.h>
 

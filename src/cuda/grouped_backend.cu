@@ -124,7 +124,11 @@ class GroupedKernelBackend final : public GroupedBackend {
     if (problem.experts() > kMaxGroupedExperts)
       return Verdict::no(fmt::format("{} experts: the grouped kernel takes at most {} (grid z)",
                                      problem.experts(), kMaxGroupedExperts));
-    return Verdict::yes();
+    // The decode kernel's rules on one expert's GEMM (its K limit: A's rows are staged at 32-bit
+    // offsets), at the M of a round.
+    GemmProblem expert = problem.expert_problem(0);
+    expert.shape.m = std::clamp<std::int64_t>(problem.max_tokens(), 1, kDecodeMaxM);
+    return decode_can_implement(expert);
   }
   std::unique_ptr<GemmRun> prepare(const GroupedOperands& operands) const override {
     return prepare_grouped_kernel(operands);

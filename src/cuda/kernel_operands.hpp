@@ -20,6 +20,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_gemm_run.hpp"
 #include "cuda/gpu_quantize.hpp"
+#include "format/fragment_order.hpp"
 #include "format/placed_codes.hpp"
 #include "format/tiles.hpp"
 #include "fp4gemm/gemm.hpp"
@@ -48,17 +49,20 @@ struct KernelPointers {
 };
 
 // How a kernel family wants B on the device, besides its own layout: its scales also re-laid
-// in a tile order (format/tiles.hpp), its codes re-packed as placed codes
-// (format/placed_codes.hpp), then (code_tile_order) re-laid in a tile order in place of B's rows.
+// in a tile order (format/tiles.hpp), its codes re-ordered within 32-code groups for register A
+// fragments (format/fragment_order.hpp), re-packed as placed codes (format/placed_codes.hpp),
+// then (code_tile_order) re-laid in a tile order in place of B's rows, in that order.
 struct BForm {
   std::optional<TileOrder> scale_tile_order;
+  bool fragment_order = false;
   bool placed_codes = false;
   std::optional<TileOrder> code_tile_order;
 };
 
 // B's codes in the form `form` asks for (what KernelPointers::b_data points to).
 inline std::vector<std::uint8_t> codes_in_form(const Fp4Tensor& b, const BForm& form) {
-  std::vector<std::uint8_t> codes = form.placed_codes ? placed_codes(b.data) : b.data;
+  std::vector<std::uint8_t> codes = form.fragment_order ? fragment_ordered_codes(b.data, b.cols) : b.data;
+  if (form.placed_codes) codes = placed_codes(codes);
   if (form.code_tile_order) codes = tile_codes(codes, b.rows, b.cols, *form.code_tile_order);
   return codes;
 }

@@ -2,9 +2,8 @@
 // PTX wrappers of Hopper's asynchronous machinery (sm_90 / sm_90a), used by cuda-wgmma:
 //   mbarrier    init, arrive (plain, and with an expected transaction count), parity wait;
 //   TMA         cp.async.bulk.tensor 2-D tile loads and plain bulk copies completing on an mbarrier;
-//   wgmma       fence / commit / wait, the bf16 m64n{128,256}k16 MMA with both operands in
+//   wgmma       fence / commit / wait, the bf16 m64n{128,256}k16 MMA with A in registers and B in
 //               shared memory, and the matrix descriptor of a 128-byte-swizzled K-major operand;
-//   proxies     the fence that makes ordinary shared-memory stores visible to wgmma / TMA;
 //   barriers    named barriers among a subset of the CTA's warps.
 // Facts and their PTX ISA sections: notes_wgmma.md. Only code compiled for sm_90a may call the
 // wgmma wrappers (the caller guards with __CUDA_ARCH_FEAT_SM90_ALL); being inline and unused
@@ -76,14 +75,7 @@ __device__ __forceinline__ void bulk_load(void* dst, const void* src, std::uint3
                : "memory");
 }
 
-// ------------------------------------------------------------------ proxies
-// Orders this thread's earlier ordinary shared-memory stores before later accesses of the async
-// proxy (wgmma operand reads, TMA), once a barrier publishes them (PTX ISA, "Memory Consistency
-// Model" > proxies; fence.proxy.async).
-__device__ __forceinline__ void fence_proxy_async_shared() {
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
-
+// ------------------------------------------------------------------ barriers
 // Barrier `id` (1..15; 0 is __syncthreads) among `threads` threads (a multiple of 32) of the CTA.
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
@@ -127,11 +119,12 @@ __device__ __forceinline__ void wgmma_wait() {
 // Keeps the compiler from moving accesses of `r` across the asynchronous MMAs (after a wait).
 __device__ __forceinline__ void fence_operand(float& r) { asm volatile("" : "+f"(r)::"memory"); }
 
-// One wgmma with both operands in shared memory (SS): acc (64 x N, fp32) += A (64 x 16 bf16,
-// descriptor `a`) * B (16 x N bf16, descriptor `b`), both K-major (imm-trans-a = imm-trans-b = 0),
-// scale-d = 1 (accumulate). acc[4j + 2h + e] of thread (warp w, lane 4g + t) is element
-// (16w + g + 8h, 8j + 2t + e) (notes_wgmma.md, fact 2). N = 128 or 256: the accumulator list of
-// the asm is spelled out per N (an asm operand list cannot be generated).
+// One wgmma with A in registers (RS): acc (64 x N, fp32) += A (64 x 16 bf16, this thread's
+// fragment a0..a3: notes_wgmma.md, fact 1) * B (16 x N bf16, descriptor `b`, K-major:
+// imm-trans-b = 0), scale-d = 1 (accumulate); the form has no imm-trans-a (fact 3).
+// acc[4j + 2h + e] of thread (warp w, lane 4g + t) is element (16w + g + 8h, 8j + 2t + e) (fact 2).
+// The fragment registers must not change until the wgmma is waited for. N = 128 or 256: the
+// accumulator list of the asm is spelled out per N (an asm operand list cannot be generated).
 #define FP4GEMM_ACC8(d, i)                                                                \
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
       "+f"(d[i + 6]), "+f"(d[i + 7])
@@ -141,7 +134,7 @@ __device__ __forceinline__ void fence_operand(float& r) { asm volatile("" : "+f"
       FP4GEMM_ACC8(d, i + 56)
 
 template <int N>
-__device__ __forceinline__ void wgmma_m64k16_ss(float (&d)[N / 2], std::uint64_t a,
+__device__ __forceinline__ void wgmma_m64k16_rs(float (&d)[N / 2], const std::uint32_t (&a)[4],
                                                 std::uint64_t b) {
   static_assert(N == 128 || N == 256, "the wrapped wgmma shapes are m64n128k16 and m64n256k16");
   if constexpr (N == 128) {
@@ -150,9 +143,10 @@ __device__ __forceinline__ void wgmma_m64k16_ss(float (&d)[N / 2], std::uint64_t
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "
         "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "
         "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "
-        "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, 1, 1, 1, 0, 0;\n"
+        "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, "
+        "1, 1, 1, 0;\n"
         : FP4GEMM_ACC64(d, 0)
-        : "l"(a), "l"(b));
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b));
   } else {
     asm volatile(
         "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
@@ -164,9 +158,9 @@ __device__ __forceinline__ void wgmma_m64k16_ss(float (&d)[N / 2], std::uint64_t
         "%87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, "
         "%103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, "
         "%117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
-        "%128, %129, 1, 1, 1, 0, 0;\n"
+        "{%128, %129, %130, %131}, %132, 1, 1, 1, 0;\n"
         : FP4GEMM_ACC64(d, 0), FP4GEMM_ACC64(d, 64)
-        : "l"(a), "l"(b));
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b));
   }
 }
 #undef FP4GEMM_ACC64
@@ -179,7 +173,7 @@ __device__ __forceinline__ void wgmma_m64k16_ss(float (&d)[N / 2], std::uint64_t
 // 128-byte-swizzled tile of rows of 128 codes (sw128_kmajor_desc; a k32 step is 32 bytes, as a
 // bf16 k16 step). Form: `wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 d, a-desc, b-desc,
 // scale-d, imm-scale-a, imm-scale-b;` (scale-d false: D = A B). The accumulators are laid out as
-// in wgmma_m64n128k16_rs: acc[4j + 2h + e] of (warp w, lane 4g + t) is (16w + g + 8h, 8j + 2t + e).
+// in wgmma_m64k16_rs: acc[4j + 2h + e] of (warp w, lane 4g + t) is (16w + g + 8h, 8j + 2t + e).
 __device__ __forceinline__ void wgmma_m64n128k32_e4m3_ss(float (&d)[64], std::uint64_t a,
                                                          std::uint64_t b, bool accumulate) {
   asm volatile(

@@ -1,14 +1,14 @@
 // The cuda-wgmma Backend: availability (an sm_90 GPU and the sm_90a image), admission, and
-// prepare(), which uploads the operands with B's codes re-packed for the consumers' bit
-// placement (format/placed_codes.hpp) and its scales re-laid in the kernel's tile order, allocates
-// the w4a4 bf16 activation workspace, plans the launch and encodes the TMA tensor maps, so that
-// run() only enqueues kernels.
+// prepare(), which uploads the operands with B's codes re-ordered for the consumers' register
+// fragments (format/fragment_order.hpp) and re-packed for their bit placement
+// (format/placed_codes.hpp) and its scales re-laid in the kernel's tile order (and, for w4a4, a
+// buffer for the activations' bf16 block values), plans the launch and encodes the TMA tensor
+// maps, so that run() only enqueues kernels.
 #include "cuda/wgmma_backend.hpp"
 
 #include <fmt/format.h>
 
 #include "cuda/device_gemm_run.hpp"
-#include "cuda/fp4_dequantize.hpp"
 #include "cuda/gpu_requirement.hpp"
 #include "cuda/kernel_operands.hpp"
 #include "cuda/mma_backend.hpp"
@@ -17,31 +17,27 @@
 namespace fp4gemm::cuda {
 namespace {
 
-// w4a16: one launch. w4a4: the bf16 activations are quantized on the GPU (KernelOperands), A is
-// dequantized into a_dequantized_ (M x K bf16, exact), then the same GEMM reads it through the
-// activation tensor map.
+// w4a16: one launch. w4a4: the bf16 activations are quantized on the GPU (KernelOperands), the
+// same pass writing their block values (E2M1 x block scale, exact in bf16), which the GEMM reads
+// through the activation tensor map as it reads w4a16's A (until stop 37 a separate kernel
+// dequantized the FP4 activations into a buffer of their own).
 class WgmmaGemmRun final : public DeviceGemmRun {
  public:
   WgmmaGemmRun(const GemmOperands& operands, const WgmmaPlan& plan)
       : DeviceGemmRun(operands.problem),
         plan_(plan),
         operands_(operands, plan.workspace_floats, plan.counters, output_ptr(), stream(),
-                  BForm{wgmma_scale_tile_order(operands.problem.format), true, std::nullopt}),
-        a_dequantized_(operands.problem.mode == Mode::w4a4
-                           ? std::size_t(operands.problem.shape.m * operands.problem.shape.k)
-                           : 0),
-        maps_(encode_wgmma_maps(operands.problem, plan_, activations(), operands_.pointers().b_data,
-                                operands_.pointers().b_scale_tiles)) {}
+                  BForm{.scale_tile_order = wgmma_scale_tile_order(operands.problem.format),
+                        .fragment_order = true,
+                        .placed_codes = true,
+                        .code_tile_order = std::nullopt},
+                  /*a_block_values=*/operands.problem.mode == Mode::w4a4),
+        maps_(encode_wgmma_maps(operands.problem, plan_, operands_.pointers().a_bf16,
+                                operands_.pointers().b_data, operands_.pointers().b_scale_tiles)) {}
 
   void run() override {
-    const GemmProblem& p = problem();
     operands_.quantize_activations(stream());
-    if (p.mode == Mode::w4a4) {
-      const KernelPointers& ops = operands_.pointers();
-      dequantize_fp4_to_bf16(ops.a_data, ops.a_scales, p.format, p.scale_layout, p.shape.m,
-                             p.shape.k, a_dequantized_.get(), stream());
-    }
-    launch_wgmma_gemm(p, plan_, maps_, operands_.pointers(), stream());
+    launch_wgmma_gemm(problem(), plan_, maps_, operands_.pointers(), stream());
   }
   std::vector<float> output() override {
     operands_.check_activations(stream());
@@ -49,13 +45,8 @@ class WgmmaGemmRun final : public DeviceGemmRun {
   }
 
  private:
-  const std::uint16_t* activations() const {
-    return problem().mode == Mode::w4a4 ? a_dequantized_.get() : operands_.pointers().a_bf16;
-  }
-
   WgmmaPlan plan_;
   KernelOperands operands_;
-  DeviceBuffer<std::uint16_t> a_dequantized_;
   WgmmaTensorMaps maps_;
 };
 
@@ -64,10 +55,11 @@ class WgmmaBackend final : public Backend {
   std::string_view name() const override { return "cuda-wgmma"; }
   std::string_view summary() const override {
     return "CUDA wgmma bf16 tensor cores (Hopper), TMA + mbarrier pipeline, persistent, warp "
-           "specialized; FP4 weights dequantized to bf16 in shared memory by the consumer "
-           "warpgroups, overlapped with their MMAs (exact), fp32 accumulation; w4a4: the bf16 "
-           "activations quantized on the GPU in every call, then A dequantized to bf16 by a "
-           "separate GPU kernel; NVFP4 needs K % 32 == 0; sm_90a";
+           "specialized; FP4 weights dequantized to bf16 in registers (wgmma's register A "
+           "operand) by the consumer warpgroups, overlapped with their MMAs (exact), fp32 "
+           "accumulation; w4a4: the bf16 activations quantized on the GPU in every call, the "
+           "same pass writing their exact bf16 block values, which the GEMM reads; NVFP4 needs "
+           "K % 32 == 0; sm_90a";
   }
   DeviceKind device() const override { return DeviceKind::cuda; }
   Accuracy accuracy() const override { return bf16_mma_accuracy(); }

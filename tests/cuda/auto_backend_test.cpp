@@ -1,6 +1,6 @@
 // auto on the GPU against the CPU reference: every mode x format x scale layout x output dtype at
-// M = 1, 17 (decode rows), 33 (cuda-wgmma on sm_90, cuda-mma elsewhere) and 1024
-// (cuda-dequant-cublas on sm_90, cuda-wgmma for f16 output; cuda-mma elsewhere), with fresh random
+// M = 1, 17 (decode rows), 33 and 1024 (N x K = 300 x 1024: cuda-dequant-cublas on sm_90,
+// cuda-wgmma for f16 output; cuda-mma elsewhere) and 200 (cuda-wgmma on sm_90), with fresh random
 // operands (the seed is in every failure) and the tolerance of auto's declared accuracy; the kernel
 // it picks is the table's on this GPU or, when that one refuses the problem, the first of the others
 // in the fallback order that takes it; and NVFP4 K = 48 with
@@ -43,7 +43,7 @@ class AutoGemm : public testing::TestWithParam<Combo> {
 // sm_90a image), and the problem runs within the bound whichever kernel it lands on.
 TEST_P(AutoGemm, MatchesTheReferenceOnTheTablesKernel) {
   const int sm = cuda::current_device_sm();
-  for (std::int64_t m : {1, 17, 33, 1024}) {
+  for (std::int64_t m : {1, 17, 33, 200, 1024}) {
     const GemmProblem problem = problem_of(GetParam(), m, 300, 1024);
     const std::optional<Dispatch> d = auto_backend().dispatch(problem);
     ASSERT_TRUE(d.has_value());

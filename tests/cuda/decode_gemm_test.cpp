@@ -657,7 +657,7 @@ TEST(DecodeGemmRules, WideCtasAreWantedAboveEightTokensWithManyTiles) {
   }
 }
 
-TEST(DecodeGemmRules, CanImplementTakesMUpTo32AndWhatTheFormatAllows) {
+TEST(DecodeGemmRules, CanImplementTakesMUpTo32KUpTo2To26AndWhatTheFormatAllows) {
   auto problem = [](std::int64_t m, std::int64_t k, Fp4Format f) {
     return GemmProblem{{m, 768, k}, Mode::w4a16, f, ScaleLayout::linear, DType::f32};
   };
@@ -669,6 +669,11 @@ TEST(DecodeGemmRules, CanImplementTakesMUpTo32AndWhatTheFormatAllows) {
   const Verdict k24 = decode().can_implement(problem(1, 24, Fp4Format::nvfp4));
   EXPECT_FALSE(k24);
   EXPECT_NE(k24.reason.find("K = 24 is not a multiple of 16"), std::string::npos) << k24.reason;
+  static_assert(cuda::kDecodeMaxK == (std::int64_t(1) << 26) - 1);
+  EXPECT_TRUE(decode().can_implement(problem(32, (std::int64_t(1) << 26) - 32, Fp4Format::mxfp4)));
+  const Verdict k_huge = decode().can_implement(problem(1, std::int64_t(1) << 26, Fp4Format::nvfp4));
+  EXPECT_FALSE(k_huge);
+  EXPECT_NE(k_huge.reason.find("K = 67108864 is above 67108863"), std::string::npos) << k_huge.reason;
 }
 
 TEST(DecodeGemmRules, AvailabilitySaysWhyAndAccuracyIsExact) {

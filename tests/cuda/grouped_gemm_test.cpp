@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -304,6 +305,18 @@ TEST_F(GroupedKernelOptions, BackToBackCallsGiveTheBitsOfOneCall) {
       test::check_chain_gives_the_bits_of_one_call(
           *cuda::prepare_grouped_kernel(random_grouped_operands(problem, seed), {false, std::nullopt}));
     }
+}
+
+// cuda-grouped takes the decode kernel's K limit (A's rows staged at 32-bit offsets), in
+// can_implement rather than by a throw from prepare(): K = 2^26 is refused by name, 2^26 - 32
+// (MXFP4) taken. No GPU needed.
+TEST(GroupedKernelRules, CanImplementTakesTheDecodeKernelsKLimit) {
+  const GroupedBackend& grouped = find_grouped_backend("cuda-grouped");
+  const Combo mxfp4{Mode::w4a16, Fp4Format::mxfp4, ScaleLayout::linear, DType::f32};
+  const Verdict refused = grouped.can_implement(grouped_of(mxfp4, {3, 0, 40}, 64, cuda::kDecodeMaxK + 1));
+  EXPECT_FALSE(refused);
+  EXPECT_NE(refused.reason.find("K = 67108864 is above 67108863"), std::string::npos) << refused.reason;
+  EXPECT_TRUE(grouped.can_implement(grouped_of(mxfp4, {3, 0, 40}, 64, cuda::kDecodeMaxK + 1 - 32)));
 }
 
 }  // namespace
