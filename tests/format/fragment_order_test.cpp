@@ -21,8 +21,6 @@
 namespace fp4gemm {
 namespace {
 
-float bf16_value(std::uint32_t bits16) { return float_from_bits(bits16 << 16); }
-
 TEST(FragmentOrder, EachLanesWordHoldsItsRegisterFragmentsOfTwoK16Steps) {
   const std::uint64_t seed = std::random_device{}();
   SCOPED_TRACE(fmt::format("seed {}", seed));
@@ -50,7 +48,7 @@ TEST(FragmentOrder, EachLanesWordHoldsItsRegisterFragmentsOfTwoK16Steps) {
             for (int e = 0; e < 2; ++e) {
               const int k = 32 * group + 16 * step + 8 * high_k + 2 * t + e;
               const std::uint32_t half = (pairs[2 * step + high_k] >> (16 * e)) & 0xFFFF;
-              ASSERT_EQ(bf16_value(half),
+              ASSERT_EQ(bf16_to_float(std::uint16_t(half)),
                         std::ldexp(e2m1_to_float(std::uint8_t(code_at(row, k))), -126))
                   << "row " << row << " k " << k << " lane t " << t;
               ++checked;

@@ -18,8 +18,6 @@
 namespace fp4gemm {
 namespace {
 
-float bf16_value(std::uint32_t bits16) { return float_from_bits(bits16 << 16); }
-
 TEST(PlacedCodes, ExtractedPairsAreTheCodesTimes2ToTheMinus126InKOrder) {
   const std::uint64_t seed = std::random_device{}();
   SCOPED_TRACE(fmt::format("seed {}", seed));
@@ -37,7 +35,7 @@ TEST(PlacedCodes, ExtractedPairsAreTheCodesTimes2ToTheMinus126InKOrder) {
     for (int code = 0; code < 8; ++code) {
       const int nibble = (data[at + code / 2] >> (4 * (code % 2))) & 0xF;
       const std::uint32_t half = (pairs[code / 2] >> (16 * (code % 2))) & 0xFFFF;
-      ASSERT_EQ(bf16_value(half), std::ldexp(e2m1_to_float(std::uint8_t(nibble)), -126))
+      ASSERT_EQ(bf16_to_float(std::uint16_t(half)), std::ldexp(e2m1_to_float(std::uint8_t(nibble)), -126))
           << "word " << at / 4 << " code " << code << " nibble " << nibble << " bf16 " << half;
       ASSERT_EQ(half & ~0x81C0u, 0u) << "only the field bits may be set";
       ++checked;
