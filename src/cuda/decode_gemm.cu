@@ -21,16 +21,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
-#include <cstdlib>
 #include <string>
 #include <string_view>
-#include <utility>
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/gpu_requirement.hpp"
 #include "cuda/decode_gemm.cuh"
 #include "cuda/dependent_launch.cuh"
+#include "cuda/environment_choice.hpp"
 #include "cuda/gpu_quantize.hpp"
 
 namespace fp4gemm::cuda {
@@ -101,28 +99,6 @@ std::string DecodePlan::describe() const {
                      a_quantized_in_kernel ? ", w4a4 activations quantized in the kernel" : "");
 }
 
-namespace {
-
-// The choice named `value` of the environment variable `variable` ("" is the first choice).
-template <class Choice, std::size_t kCount>
-Choice parse_choice(std::string_view variable, std::string_view value,
-                    const std::pair<std::string_view, Choice> (&choices)[kCount]) {
-  if (value.empty()) return choices[0].second;
-  std::string names;
-  for (const auto& [name, choice] : choices) {
-    if (value == name) return choice;
-    names += names.empty() ? std::string(name) : fmt::format(", {}", name);
-  }
-  throw InvalidArgument(fmt::format("{} = '{}' is not one of: {}", variable, value, names));
-}
-
-std::string_view environment(const char* variable) {
-  const char* value = std::getenv(variable);
-  return value ? value : "";
-}
-
-}  // namespace
-
 SplitSums parse_split_sums(std::string_view value) {
   return parse_choice<SplitSums>("FP4GEMM_DECODE_SPLIT_SUMS", value,
                                  {{"auto", SplitSums::by_slice_count},
@@ -143,13 +119,7 @@ CtaWidth parse_cta_width(std::string_view value) {
 }
 
 int parse_k_slices(std::string_view value) {
-  if (value.empty() || value == "auto") return 0;
-  int count = 0;
-  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), count);
-  if (error != std::errc{} || end != value.data() + value.size() || count < 1 || count > 65535)
-    throw InvalidArgument(
-        fmt::format("FP4GEMM_DECODE_K_SLICES = '{}' is not 'auto' or a count of K-slices 1..65535", value));
-  return count;
+  return parse_count("FP4GEMM_DECODE_K_SLICES", value, 1, 65535, "a count of K-slices");
 }
 
 DecodeChoices decode_choices_from_environment() {

@@ -39,8 +39,8 @@ constexpr DispatchRow kTable[] = {
     {.sm = 90, .m_max = 512, .n_max = 4096, .backend = "cuda-wgmma",
      .basis = "H100 4096x6144 w4a16 M = 512: cuda-wgmma 46.8 us, cuda-dequant-cublas 60.9 us"},
     {.sm = 90, .m_max = 512, .n_max = 6144, .backend = "cuda-dequant-cublas",
-     .basis = "H100 6144x6144 w4a16 M = 512: cuda-dequant-cublas 87.5 us, cuda-wgmma 93.9 us (its "
-              "96 tiles leave 36 of the 132 SMs idle)"},
+     .basis = "H100 6144x6144 w4a16 M = 512: cuda-dequant-cublas 87.5 us, cuda-wgmma 93.9 us (128 "
+              "tokens x 2 K-splits)"},
     {.sm = 90, .m_max = 4096, .backend = "cuda-wgmma",
      .basis = "H100 w4a16 at M = 4096: cuda-wgmma 414.8 / 1124.5 / 274.1 us, cuda-dequant-cublas "
               "430.4 / 1144.5 / 281.4 us on 6144x6144 / 16384x6144 / 4096x6144; 16384x6144 M = 512: "

@@ -66,6 +66,11 @@ class WgmmaBackend final : public Backend {
   Verdict availability() const override {
     if (const Verdict sm = require_sm_exactly(90, "needs sm_90a (wgmma and TMA of Hopper)"); !sm)
       return sm;
+    try {
+      wgmma_choices_from_environment();
+    } catch (const InvalidArgument& e) {
+      return Verdict::no(e.what());
+    }
     return wgmma_kernel_image_present();
   }
   Verdict can_implement(const GemmProblem& problem) const override {
@@ -75,7 +80,8 @@ class WgmmaBackend final : public Backend {
     operands.validate();
     const Verdict available = availability();
     if (!available) throw Error(fmt::format("cuda-wgmma is not available: {}", available.reason));
-    return std::make_unique<WgmmaGemmRun>(operands, plan_wgmma_gemm(operands.problem));
+    return std::make_unique<WgmmaGemmRun>(operands,
+                                          plan_wgmma_gemm(operands.problem, wgmma_choices_from_environment()));
   }
 };
 

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "cuda/cuda_check.hpp"
+#include "cuda/environment_choice.hpp"
 #include "cuda/gpu_requirement.hpp"
 #include "cuda/wgmma_gemm.cuh"
 
@@ -38,18 +39,23 @@ std::int64_t tiles_of(const GemmShape& s, int block_m) {
 // the reduction (workspace write of the partial tile, the last unit's read of all of them)
 // estimated as splits + 1 K-tiles when splits > 1. The cheapest wins; on ties BM = 256, then fewer
 // splits. At most kMaxSplits splits, none empty, and only in a config with the reduction.
+// `forced` (the experiment switches) leaves only its token tile and its split count.
 constexpr int kMaxSplits = 16;
 struct Choice {
   int block_m = 0, splits = 1, k_tiles_per_split = 0;
 };
-Choice choose(const GemmShape& s, int multiprocessors) {
+Choice choose(const GemmShape& s, int multiprocessors, const WgmmaChoices& forced) {
   const std::int64_t k_tiles = (s.k + kBlockK - 1) / kBlockK;
   Choice best;
   std::int64_t best_cost = -1;
   for (auto [bm, split_k] : {std::pair{wgmma::Tile256::BM, wgmma::Tile256::kSplitK},
-                             std::pair{wgmma::Tile128::BM, wgmma::Tile128::kSplitK}})
-    for (std::int64_t want = 1; want <= (split_k ? std::min<std::int64_t>(k_tiles, kMaxSplits) : 1);
-         ++want) {
+                             std::pair{wgmma::Tile128::BM, wgmma::Tile128::kSplitK}}) {
+    if (forced.block_m != 0 && forced.block_m != bm) continue;
+    if (forced.splits > 1 && !split_k) continue;
+    const std::int64_t most = split_k ? std::min<std::int64_t>(k_tiles, kMaxSplits) : 1;
+    const std::int64_t first = forced.splits != 0 ? std::min<std::int64_t>(forced.splits, most) : 1;
+    const std::int64_t last = forced.splits != 0 ? first : most;
+    for (std::int64_t want = first; want <= last; ++want) {
       const std::int64_t per_split = (k_tiles + want - 1) / want;
       const std::int64_t splits = (k_tiles + per_split - 1) / per_split;
       const std::int64_t waves = (tiles_of(s, bm) * splits + multiprocessors - 1) / multiprocessors;
@@ -59,6 +65,7 @@ Choice choose(const GemmShape& s, int multiprocessors) {
         best = {bm, int(splits), int(per_split)};
       }
     }
+  }
   return best;
 }
 
@@ -90,11 +97,29 @@ Verdict wgmma_kernel_image_present() {
       reinterpret_cast<const void*>(wgmma::wgmma_gemm_kernel<wgmma::Tile256>), "cuda-wgmma");
 }
 
-WgmmaPlan wgmma_plan_for(const GemmProblem& problem, int multiprocessors) {
+WgmmaChoices parse_wgmma_choices(std::string_view block_m, std::string_view splits) {
+  const WgmmaChoices choices{parse_choice<int>("FP4GEMM_WGMMA_BM", block_m,
+                                               {{"auto", 0},
+                                                {"128", wgmma::Tile128::BM},
+                                                {"256", wgmma::Tile256::BM}}),
+                             parse_count("FP4GEMM_WGMMA_SPLITS", splits, 1, kMaxSplits, "a count of K-splits")};
+  static_assert(!wgmma::Tile256::kSplitK && wgmma::Tile128::kSplitK);
+  if (choices.block_m == wgmma::Tile256::BM && choices.splits > 1)
+    throw InvalidArgument(fmt::format("FP4GEMM_WGMMA_SPLITS = {} needs FP4GEMM_WGMMA_BM = 128 or auto: the "
+                                      "256-token tile has no split-K reduction",
+                                      choices.splits));
+  return choices;
+}
+
+WgmmaChoices wgmma_choices_from_environment() {
+  return parse_wgmma_choices(environment("FP4GEMM_WGMMA_BM"), environment("FP4GEMM_WGMMA_SPLITS"));
+}
+
+WgmmaPlan wgmma_plan_for(const GemmProblem& problem, int multiprocessors, const WgmmaChoices& choices) {
   const Verdict verdict = wgmma_can_implement(problem);
   if (!verdict) throw InvalidArgument(verdict.reason);
   const GemmShape& s = problem.shape;
-  const Choice choice = choose(s, multiprocessors);
+  const Choice choice = choose(s, multiprocessors, choices);
   return with_config(choice.block_m, [&](auto cfg) {
     using Cfg = decltype(cfg);
     WgmmaPlan plan;
@@ -119,9 +144,9 @@ WgmmaPlan wgmma_plan_for(const GemmProblem& problem, int multiprocessors) {
   });
 }
 
-WgmmaPlan plan_wgmma_gemm(const GemmProblem& problem) {
+WgmmaPlan plan_wgmma_gemm(const GemmProblem& problem, const WgmmaChoices& choices) {
   const WgmmaPlan plan =
-      wgmma_plan_for(problem, current_device_attribute(cudaDevAttrMultiProcessorCount));
+      wgmma_plan_for(problem, current_device_attribute(cudaDevAttrMultiProcessorCount), choices);
   with_config(plan.block_m, [&](auto cfg) {
     allow_dynamic_smem(reinterpret_cast<const void*>(wgmma::wgmma_gemm_kernel<decltype(cfg)>), plan.smem_bytes,
                        fmt::format("cuda-wgmma: the {}x{}x{} config", plan.block_n, plan.block_m,

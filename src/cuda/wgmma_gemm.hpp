@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "cuda/kernel_operands.hpp"
 #include "cuda/tensor_map.hpp"
@@ -34,15 +35,28 @@ Verdict wgmma_can_implement(const GemmProblem& problem);
 // Whether this build holds machine code of the kernel for the current device.
 Verdict wgmma_kernel_image_present();
 
+// The plan's experiment switches (environment_choice.hpp), for measuring the cost model's
+// alternatives: FP4GEMM_WGMMA_BM = auto | 128 | 256 forces the token tile, FP4GEMM_WGMMA_SPLITS =
+// auto | 1..16 the K-split count (more than 1 only with the 128-token tile: the 256-token config
+// has no split-K reduction; clamped to the K-tiles). 0: the cost model decides.
+struct WgmmaChoices {
+  int block_m = 0;
+  int splits = 0;
+};
+// The switches' values as given (InvalidArgument naming the variable for anything else, and for
+// splits > 1 with block_m = 256).
+WgmmaChoices parse_wgmma_choices(std::string_view block_m, std::string_view splits);
+WgmmaChoices wgmma_choices_from_environment();
+
 // The plan for a GPU with `multiprocessors` SMs (no device call): 128 weight rows x BM tokens per
 // tile (BM = 128 or 256) and the split-K count, by the cost model in wgmma_gemm.cu (waves of the
-// persistent grid x K-tiles x BM). Throws
+// persistent grid x K-tiles x BM) among the configs `choices` leaves. Throws
 // InvalidArgument if the problem is refused by wgmma_can_implement.
-WgmmaPlan wgmma_plan_for(const GemmProblem& problem, int multiprocessors);
+WgmmaPlan wgmma_plan_for(const GemmProblem& problem, int multiprocessors, const WgmmaChoices& choices = {});
 
 // wgmma_plan_for on the current device, with the kernel's shared-memory limit raised. Throws
 // Error if the device cannot hold the config.
-WgmmaPlan plan_wgmma_gemm(const GemmProblem& problem);
+WgmmaPlan plan_wgmma_gemm(const GemmProblem& problem, const WgmmaChoices& choices);
 
 // The tensor maps' parameters: activations (M x K bf16, boxes of 64 k x block_m tokens, 128-byte
 // swizzle) and weights (N x K/2 code bytes, boxes of 32 bytes x 128 rows). Needs no GPU.

@@ -20,6 +20,7 @@
 #include "cuda/kernel_checks.hpp"
 #include "cuda/tensor_map.hpp"
 #include "cuda/wgmma_gemm.hpp"
+#include "expect_error.hpp"
 #include "fp4gemm/backend.hpp"
 #include "fp4gemm/device.hpp"
 #include "fp4gemm/gemm.hpp"
@@ -210,6 +211,48 @@ TEST(WgmmaGemmRules, SeveralUnitsPerCtaPlans) {
   EXPECT_EQ(split.k_tiles_per_split, 11);
   EXPECT_EQ(split.units, 201);
   EXPECT_EQ(split.grid, 132);
+}
+
+// The experiment switches leave only the forced token tile and split count to the cost model.
+// 512 x 6144 x 6144 (96 K-tiles): the model takes 128 tokens x 2 splits (384 units, 3 waves x
+// (48 + 3) x 128) over 256 x 1 (96 units, one wave x 96 x 256).
+TEST(WgmmaGemmRules, ForcedTileAndSplitsAreTheOnlyCandidates) {
+  const GemmProblem p = w4a16(512, 6144, 6144, Fp4Format::nvfp4);
+  const cuda::WgmmaPlan model = cuda::wgmma_plan_for(p, 132);
+  EXPECT_EQ(model.block_m, 128);
+  EXPECT_EQ(model.splits, 2);
+  const cuda::WgmmaPlan wide = cuda::wgmma_plan_for(p, 132, {.block_m = 256});
+  EXPECT_EQ(wide.block_m, 256);
+  EXPECT_EQ(wide.splits, 1);
+  EXPECT_EQ(wide.units, 96);
+  EXPECT_EQ(wide.grid, 96);
+  EXPECT_EQ(wide.workspace_floats, 0u);
+  const cuda::WgmmaPlan four = cuda::wgmma_plan_for(p, 132, {.block_m = 128, .splits = 4});
+  EXPECT_EQ(four.block_m, 128);
+  EXPECT_EQ(four.splits, 4);
+  EXPECT_EQ(four.k_tiles_per_split, 24);
+  EXPECT_EQ(four.units, 768);
+  const cuda::WgmmaPlan one = cuda::wgmma_plan_for(p, 132, {.splits = 1});
+  EXPECT_EQ(one.splits, 1);
+  EXPECT_EQ(one.block_m, 256);  // 1 wave x 96 x 256 ties 2 waves x 96 x 128; 256 first
+  // More splits than K-tiles: as many as there are (K = 64: one K-tile).
+  EXPECT_EQ(cuda::wgmma_plan_for(w4a16(64, 256, 64, Fp4Format::nvfp4), 132, {.splits = 8}).splits, 1);
+}
+
+TEST(WgmmaGemmRules, SwitchValuesAreParsedOrNamedInTheError) {
+  EXPECT_EQ(cuda::parse_wgmma_choices("", "").block_m, 0);
+  EXPECT_EQ(cuda::parse_wgmma_choices("auto", "auto").splits, 0);
+  EXPECT_EQ(cuda::parse_wgmma_choices("128", "16").block_m, 128);
+  EXPECT_EQ(cuda::parse_wgmma_choices("128", "16").splits, 16);
+  EXPECT_EQ(cuda::parse_wgmma_choices("256", "1").block_m, 256);
+  test::expect_error<InvalidArgument>([] { cuda::parse_wgmma_choices("64", ""); },
+                                      "FP4GEMM_WGMMA_BM = '64' is not one of: auto, 128, 256");
+  for (const char* bad : {"0", "17", "2x", "-1"})
+    test::expect_error<InvalidArgument>(
+        [&] { cuda::parse_wgmma_choices("", bad); },
+        fmt::format("FP4GEMM_WGMMA_SPLITS = '{}' is not 'auto' or a count of K-splits 1..16", bad));
+  test::expect_error<InvalidArgument>([] { cuda::parse_wgmma_choices("256", "2"); },
+                                      "FP4GEMM_WGMMA_SPLITS = 2 needs FP4GEMM_WGMMA_BM = 128 or auto");
 }
 
 TEST(WgmmaGemmRules, TensorMapsMatchTheKernelsBoxes) {
