@@ -120,6 +120,10 @@ WgmmaPlan wgmma_plan_for(const GemmProblem& problem, int multiprocessors, const 
   if (!verdict) throw InvalidArgument(verdict.reason);
   const GemmShape& s = problem.shape;
   const Choice choice = choose(s, multiprocessors, choices);
+  if (choice.block_m == 0)
+    throw InvalidArgument(fmt::format("cuda-wgmma: no tile config takes BM = {} with {} K-splits (BM is 128 or "
+                                      "256; more than one K-split needs BM = 128)",
+                                      choices.block_m, choices.splits));
   return with_config(choice.block_m, [&](auto cfg) {
     using Cfg = decltype(cfg);
     WgmmaPlan plan;

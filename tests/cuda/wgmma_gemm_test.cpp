@@ -235,8 +235,15 @@ TEST(WgmmaGemmRules, ForcedTileAndSplitsAreTheOnlyCandidates) {
   const cuda::WgmmaPlan one = cuda::wgmma_plan_for(p, 132, {.splits = 1});
   EXPECT_EQ(one.splits, 1);
   EXPECT_EQ(one.block_m, 256);  // 1 wave x 96 x 256 ties 2 waves x 96 x 128; 256 first
-  // More splits than K-tiles: as many as there are (K = 64: one K-tile).
+  // More splits than K-tiles: as many as there are (K = 64: one K-tile); a count that would leave
+  // a split empty is evened (13 of 96 K-tiles: 8 per split, 12 splits).
   EXPECT_EQ(cuda::wgmma_plan_for(w4a16(64, 256, 64, Fp4Format::nvfp4), 132, {.splits = 8}).splits, 1);
+  const cuda::WgmmaPlan evened = cuda::wgmma_plan_for(p, 132, {.block_m = 128, .splits = 13});
+  EXPECT_EQ(evened.splits, 12);
+  EXPECT_EQ(evened.k_tiles_per_split, 8);
+  // Choices no config takes (only the parser's values reach the plan from the environment).
+  for (const cuda::WgmmaChoices bad : {cuda::WgmmaChoices{.block_m = 256, .splits = 2}, cuda::WgmmaChoices{.block_m = 64}})
+    test::expect_error<InvalidArgument>([&] { cuda::wgmma_plan_for(p, 132, bad); }, "cuda-wgmma: no tile config takes");
 }
 
 TEST(WgmmaGemmRules, SwitchValuesAreParsedOrNamedInTheError) {
