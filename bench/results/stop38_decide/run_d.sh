@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Stop 38, call D: the tree that lands (69d2e23 + fixed_walk.patch + v6.patch + auto's sm_90 table
-# from call C), built as .carry/land: the GPU tests of the kernels that differ from call A's build
-# (auto's table, cuda-wgmma, cuda-fp8-lossy back to v1), `--explain`, `check --backend auto`, then
-# auto beside the four kernels it may pick on two of issue 5's shapes. Trimmed to ~150 s: the
-# session had 422 s of device time left.
+# Stop 38, call D (NOT RUN: no device time was left): the tree that landed in stop 38 (its final
+# commit: 69d2e23 + fixed_walk.patch + v6.patch + auto's sm_90 table from call C + cuda-wgmma's
+# plan switches), built as .carry/land with ../fp8_turns/RUN.md's target list: the GPU tests of
+# what differs from call A's build (auto's table, cuda-wgmma, cuda-fp8-lossy back to v1),
+# `--explain`, `check --backend auto`, then auto beside the four kernels it may pick on two of
+# issue 5's shapes. About 150 s.
 # Call: run(command="bash bench/results/stop38_decide/run_d.sh", carry=[".carry/land"]);
 # files in $OUT/s38d.tgz. Most wanted first; every step packs.
 source scripts/device_prelude.sh s38d .carry/land || exit 1
