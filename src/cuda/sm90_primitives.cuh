@@ -2,7 +2,7 @@
 // PTX wrappers of Hopper's asynchronous machinery (sm_90 / sm_90a), used by cuda-wgmma:
 //   mbarrier    init, arrive (plain, and with an expected transaction count), parity wait;
 //   TMA         cp.async.bulk.tensor 2-D tile loads and plain bulk copies completing on an mbarrier;
-//   wgmma       fence / commit / wait, the bf16 m64n{128,256}k16 MMA with A in registers and B in
+//   wgmma       fence / commit / wait, the bf16 m64n{32,64,128,256}k16 MMA with A in registers and B in
 //               shared memory, and the matrix descriptor of a 128-byte-swizzled K-major operand;
 //   barriers    named barriers among a subset of the CTA's warps.
 // Facts and their PTX ISA sections: notes_wgmma.md. Only code compiled for sm_90a may call the
@@ -123,21 +123,36 @@ __device__ __forceinline__ void fence_operand(float& r) { asm volatile("" : "+f"
 // fragment a0..a3: notes_wgmma.md, fact 1) * B (16 x N bf16, descriptor `b`, K-major:
 // imm-trans-b = 0), scale-d = 1 (accumulate); the form has no imm-trans-a (fact 3).
 // acc[4j + 2h + e] of thread (warp w, lane 4g + t) is element (16w + g + 8h, 8j + 2t + e) (fact 2).
-// The fragment registers must not change until the wgmma is waited for. N = 128 or 256: the
-// accumulator list of the asm is spelled out per N (an asm operand list cannot be generated).
+// The fragment registers must not change until the wgmma is waited for. N = 32, 64, 128 or 256:
+// the accumulator list of the asm is spelled out per N (an asm operand list cannot be generated).
 #define FP4GEMM_ACC8(d, i)                                                                \
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
       "+f"(d[i + 6]), "+f"(d[i + 7])
-#define FP4GEMM_ACC64(d, i)                                                            \
-  FP4GEMM_ACC8(d, i), FP4GEMM_ACC8(d, i + 8), FP4GEMM_ACC8(d, i + 16), FP4GEMM_ACC8(d, i + 24), \
-      FP4GEMM_ACC8(d, i + 32), FP4GEMM_ACC8(d, i + 40), FP4GEMM_ACC8(d, i + 48),               \
-      FP4GEMM_ACC8(d, i + 56)
+#define FP4GEMM_ACC32(d, i) \
+  FP4GEMM_ACC8(d, i), FP4GEMM_ACC8(d, i + 8), FP4GEMM_ACC8(d, i + 16), FP4GEMM_ACC8(d, i + 24)
+#define FP4GEMM_ACC64(d, i) FP4GEMM_ACC32(d, i), FP4GEMM_ACC32(d, i + 32)
 
 template <int N>
 __device__ __forceinline__ void wgmma_m64k16_rs(float (&d)[N / 2], const std::uint32_t (&a)[4],
                                                 std::uint64_t b) {
-  static_assert(N == 128 || N == 256, "the wrapped wgmma shapes are m64n128k16 and m64n256k16");
-  if constexpr (N == 128) {
+  static_assert(N == 32 || N == 64 || N == 128 || N == 256,
+                "the wrapped wgmma shapes are m64n{32,64,128,256}k16");
+  if constexpr (N == 32) {
+    asm volatile(
+        "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, "
+        "{%16, %17, %18, %19}, %20, 1, 1, 1, 0;\n"
+        : FP4GEMM_ACC8(d, 0), FP4GEMM_ACC8(d, 8)
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b));
+  } else if constexpr (N == 64) {
+    asm volatile(
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "
+        "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+        "{%32, %33, %34, %35}, %36, 1, 1, 1, 0;\n"
+        : FP4GEMM_ACC32(d, 0)
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b));
+  } else if constexpr (N == 128) {
     asm volatile(
         "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "
@@ -164,6 +179,7 @@ __device__ __forceinline__ void wgmma_m64k16_rs(float (&d)[N / 2], const std::ui
   }
 }
 #undef FP4GEMM_ACC64
+#undef FP4GEMM_ACC32
 #undef FP4GEMM_ACC8
 
 // ------------------------------------------------------------------ wgmma, FP8 (cuda-fp8-lossy)

@@ -12,7 +12,7 @@
 // whose stores, proxy fence and warpgroup barrier bounded it: notes_wgmma.md).
 //
 // Algorithm (one CTA = 3 warpgroups, 384 threads, persistent):
-//  1. Tiles are BN = 128 weight rows x BM tokens (BM = 128 or 256, chosen by the plan); tile t
+//  1. Tiles are BN = 128 weight rows x BM tokens (BM = 32, 64, 128 or 256: the plan's); tile t
 //     covers weight rows (t % tiles_n) * BN and tokens (t / tiles_n) * BM (weights fastest: CTAs
 //     resident together share the token tile and sweep the weights, which stay in L2). With
 //     split-K (small M: too few tiles for the SMs) unit u = split * tiles + tile takes the split's
@@ -111,7 +111,8 @@ struct TileConfig {
   static constexpr unsigned kLoadedArrivals = 1;
   static constexpr unsigned kEmptyArrivals = 4 * kConsumers;
 
-  static_assert(BM == 128 || BM == 256, "the wgmma wrapper is m64n128k16 or m64n256k16");
+  static_assert(BM == 32 || BM == 64 || BM == 128 || BM == 256,
+                "the wgmma wrapper is m64n{32,64,128,256}k16");
   static_assert(kActBytes % 1024 == 0 && kStageBytes % 1024 == 0,
                 "128-byte-swizzled tiles need 1024-byte alignment");
   static_assert(BN <= 256 && BM <= 256, "TMA boxes are at most 256 rows");
@@ -125,9 +126,14 @@ struct TileConfig {
 
 // 128 weight rows x 256 tokens, 6 slots of 37 KB (223 KB), no split-K (before setmaxnreg the
 // reduction's code made ptxas spill at 168 registers; not re-tried); 128 x 128, 8 slots of 21 KB
-// (169 KB), with split-K (small M).
+// (169 KB), with split-K (small M). 128 x 64 (12 slots of 13 KB, 157 KB) and 128 x 32 (16 slots
+// of 9 KB, 145 KB), with split-K: decode-sized M, where the 128-token tile's MMAs are 3/4 zero
+// rows; a slot carries 4.5 KB of weights, so the deeper ring keeps ~70 KB of them in flight per
+// SM (one CTA per SM streams 1/132 of the HBM rate only with that many bytes outstanding).
 using Tile256 = TileConfig<256, 6, false>;
 using Tile128 = TileConfig<128, 8, true>;
+using Tile64 = TileConfig<64, 12, true>;
+using Tile32 = TileConfig<32, 16, true>;
 
 // One K-tile's register A fragments of a consumer thread: [k16 step][a0..a3] (fact 1).
 template <class Cfg>

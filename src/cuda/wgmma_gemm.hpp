@@ -36,10 +36,11 @@ Verdict wgmma_can_implement(const GemmProblem& problem);
 Verdict wgmma_kernel_image_present();
 
 // The plan's experiment switches (environment_choice.hpp), for measuring the cost model's
-// alternatives: FP4GEMM_WGMMA_BM = auto | 128 | 256 forces the token tile, FP4GEMM_WGMMA_SPLITS =
-// auto | 1..16 the K-split count (more than 1 only with the 128-token tile: the 256-token config
-// has no split-K reduction; at most the K-tiles, and like the model's own counts evened so that no
-// split is empty: 13 splits of 96 K-tiles run as 12 of 8). 0: the cost model decides.
+// alternatives: FP4GEMM_WGMMA_BM = auto | 32 | 64 | 128 | 256 forces the token tile (32 and 64
+// run only where forced: the model has no times for them yet), FP4GEMM_WGMMA_SPLITS = auto | 1..16
+// the K-split count (more than 1 not with the 256-token tile, which has no split-K reduction; at
+// most the K-tiles, and like the model's own counts evened so that no split is empty: 13 splits
+// of 96 K-tiles run as 12 of 8). 0: the cost model decides.
 struct WgmmaChoices {
   int block_m = 0;
   int splits = 0;
@@ -50,9 +51,9 @@ WgmmaChoices parse_wgmma_choices(std::string_view block_m, std::string_view spli
 WgmmaChoices wgmma_choices_from_environment();
 
 // The plan for a GPU with `multiprocessors` SMs (no device call): 128 weight rows x BM tokens per
-// tile (BM = 128 or 256) and the split-K count, by the cost model in wgmma_gemm.cu (waves of the
-// persistent grid x K-tiles x BM) among the configs `choices` leaves. Throws
-// InvalidArgument if the problem is refused by wgmma_can_implement or no config is left.
+// tile (BM = 128 or 256; 32 or 64 when forced) and the split-K count, by the cost model in
+// wgmma_gemm.cu (waves of the persistent grid x K-tiles x BM) among the configs `choices` leaves.
+// Throws InvalidArgument if the problem is refused by wgmma_can_implement or no config is left.
 WgmmaPlan wgmma_plan_for(const GemmProblem& problem, int multiprocessors, const WgmmaChoices& choices = {});
 
 // wgmma_plan_for on the current device, with the kernel's shared-memory limit raised. Throws

@@ -5,14 +5,16 @@
 // verify_output (poisoned output must be overwritten, NaN and all-zero output fail); bit-exact
 // on exactly representable operands; runs repeat bit for bit; a large 1024 x 4096 x 4096 problem
 // (64 K-tiles per unit), one whose plan takes 256-token tiles, and problems whose persistent CTAs
-// take several units each (both tile configs, split-K, K-tiles half full). Without a GPU (or on
-// one that is not sm_90) these skip; the admission rules, the plan and the TMA tensor-map
-// parameters are checked everywhere.
+// take several units each (both tile configs, split-K, K-tiles half full); the 32- and 64-token
+// tiles, which run only where FP4GEMM_WGMMA_BM forces them, on every combo with token tails,
+// split-K and several units per CTA. Without a GPU (or on one that is not sm_90) these skip; the
+// admission rules, the plan and the TMA tensor-map parameters are checked everywhere.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -21,6 +23,7 @@
 #include "cuda/tensor_map.hpp"
 #include "cuda/wgmma_gemm.hpp"
 #include "expect_error.hpp"
+#include "scoped_env.hpp"
 #include "fp4gemm/backend.hpp"
 #include "fp4gemm/device.hpp"
 #include "fp4gemm/gemm.hpp"
@@ -112,7 +115,8 @@ TEST_F(WgmmaGemmLarge, W4a4M600N2000K2048) {
 // unit lengths) and the next unit's first K-tile converted before the epilogue run on across
 // units (on 132 SMs; WgmmaGemmRules.SeveralUnitsPerCtaPlans checks these plans): the 256-token
 // config (199 tiles), the 128-token config without split-K (133 tiles), and split-K with 3 splits
-// of 11 K-tiles (201 units) whose last K-tile is half full; NVFP4 and MXFP4.
+// (forced: the model keeps these 67 tiles unsplit) of 11 K-tiles (201 units) whose last K-tile is
+// half full; NVFP4 and MXFP4.
 TEST_F(WgmmaGemmLarge, SeveralUnitsPerCta) {
   check_random(wgmma(),
                {{150, 25469, 160}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::swizzled, DType::bf16},
@@ -120,9 +124,58 @@ TEST_F(WgmmaGemmLarge, SeveralUnitsPerCta) {
   check_random(wgmma(),
                {{100, 17021, 160}, Mode::w4a16, Fp4Format::mxfp4, ScaleLayout::linear, DType::f32},
                1.0f);
+  const test::ScopedEnv splits("FP4GEMM_WGMMA_SPLITS", "3");
   check_random(wgmma(),
                {{1, 8571, 2080}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::linear, DType::f32},
                1.0f);
+}
+
+// The 32- and 64-token tiles (forced through the switch, as `bench` users force them): every combo
+// on shapes with token tails in each tile (M = 33 and 65 take two token tiles of 32 / 64, M = 1
+// pads 31 / 63 zero rows), N and K tails, split-K by the model (2 x 3000 x 6144: 24 tiles in 4
+// splits), and
+// bit-exact on representable operands.
+class WgmmaGemmSmallTiles : public testing::TestWithParam<std::tuple<Combo, int>> {
+ protected:
+  void SetUp() override { skip_unless_hopper(); }
+};
+
+TEST_P(WgmmaGemmSmallTiles, RandomAndBitExact) {
+  const auto [c, block_m] = GetParam();
+  const std::string bm = std::to_string(block_m);
+  const test::ScopedEnv forced("FP4GEMM_WGMMA_BM", bm.c_str());
+  const struct { std::int64_t m, n, k; } shapes[] = {
+      {1, 768, 1056}, {2, 3, 96}, {3, 127, 160}, {17, 8, 1056}, {32, 129, 32},
+      {33, 300, 160}, {65, 129, 1056}, {2, 3000, 6144},
+  };
+  for (const auto& s : shapes) check_random(wgmma(), problem_of(c, s.m, s.n, s.k), 1.0f);
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(fmt::format("seed {}", seed));
+  std::mt19937_64 rng(seed);
+  for (const auto& s : {shapes[0], shapes[2], shapes[5], shapes[6]})
+    test::check_bit_exact(wgmma(), problem_of(c, s.m, s.n, s.k), rng);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllCombos, WgmmaGemmSmallTiles, testing::Combine(testing::ValuesIn(test::all_combos()), testing::Values(32, 64)),
+    [](const testing::TestParamInfo<std::tuple<Combo, int>>& info) {
+      return test::combo_name({std::get<0>(info.param), info.index}) + "_bm" + std::to_string(std::get<1>(info.param));
+    });
+
+// Forced split counts with the small tiles: 3 splits of 11 K-tiles (the last half full) over 67
+// N-tiles x 1 or 2 token tiles = 201 or 402 units, so CTAs take several units each and the ring
+// runs on across them.
+TEST_F(WgmmaGemmLarge, SmallTilesSplitKSeveralUnitsPerCta) {
+  const test::ScopedEnv splits("FP4GEMM_WGMMA_SPLITS", "3");
+  for (const char* bm : {"32", "64"}) {
+    const test::ScopedEnv forced("FP4GEMM_WGMMA_BM", bm);
+    check_random(wgmma(),
+                 {{20, 8571, 2080}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::swizzled, DType::bf16},
+                 1.0f);
+    check_random(wgmma(),
+                 {{40, 8571, 2080}, Mode::w4a4, Fp4Format::mxfp4, ScaleLayout::linear, DType::f32},
+                 1.0f);
+  }
 }
 
 // ------------------------------------------------------------------ host rules (no GPU needed)
@@ -153,9 +206,11 @@ TEST(WgmmaGemmRules, CanImplementRefusesTheFormatsRulesAndUnalignedRows) {
   EXPECT_NE(huge.reason.find("signed 32-bit"), std::string::npos) << huge.reason;
 }
 
+// The cost model's terms (wgmma_gemm.cu, us): a K-tile 0.637 (256 tokens) / 0.408 (128), a unit
+// 6.11 / 3.42, the reduction 1.78 per split; each plan below is its cheapest.
 TEST(WgmmaGemmRules, PlanTilesAPersistentGrid) {
-  // 24 tiles of 128 tokens, 17 K-tiles: splits 3 (72 units, one wave, 6 K-tiles + 4) ties 4 and 5
-  // and beats 1 (17) and 2 (9 + 3): the fewest splits of the cheapest.
+  // 24 tiles of 128 tokens, 17 K-tiles, one wave: unsplit 3.42 + 17 x 0.408 = 10.4 beats 3 splits
+  // (3.42 + 6 x 0.408 + 3 x 1.78 = 11.2); 256 tokens (12 tiles) 6.11 + 17 x 0.637 = 16.9.
   const cuda::WgmmaPlan big = cuda::wgmma_plan_for(w4a16(1000, 300, 1056, Fp4Format::nvfp4), 132);
   EXPECT_EQ(big.block_n, 128);
   EXPECT_EQ(big.block_m, 128);
@@ -164,15 +219,16 @@ TEST(WgmmaGemmRules, PlanTilesAPersistentGrid) {
   EXPECT_EQ(big.tiles_m, 8);
   EXPECT_EQ(big.tiles, 24);
   EXPECT_EQ(big.k_tiles, 17);
-  EXPECT_EQ(big.splits, 3);
-  EXPECT_EQ(big.k_tiles_per_split, 6);
-  EXPECT_EQ(big.units, 72);
-  EXPECT_EQ(big.grid, 72);
-  EXPECT_EQ(big.workspace_floats, 72u * 128 * 128);
-  EXPECT_EQ(big.counters, 24u);
+  EXPECT_EQ(big.splits, 1);
+  EXPECT_EQ(big.k_tiles_per_split, 17);
+  EXPECT_EQ(big.units, 24);
+  EXPECT_EQ(big.grid, 24);
+  EXPECT_EQ(big.workspace_floats, 0u);
+  EXPECT_EQ(big.counters, 0u);
   EXPECT_LE(big.smem_bytes, 232448);
   EXPECT_EQ(big.threads, 384);
-  // 768 tiles of 256 tokens: 6 waves x 96 x 256 ties 1536 tiles of 128 (12 waves x 96 x 128).
+  // 768 tiles of 256 tokens: 6 waves x (6.11 + 96 x 0.637) = 403 against 1536 tiles of 128 in 12
+  // waves x (3.42 + 96 x 0.408) = 511.
   const cuda::WgmmaPlan wide = cuda::wgmma_plan_for(w4a16(4096, 6144, 6144, Fp4Format::mxfp4), 132);
   EXPECT_EQ(wide.block_m, 256);
   EXPECT_EQ(wide.splits, 1);
@@ -180,23 +236,28 @@ TEST(WgmmaGemmRules, PlanTilesAPersistentGrid) {
   EXPECT_EQ(wide.grid, 132);
   EXPECT_EQ(wide.workspace_floats, 0u);
   EXPECT_LE(wide.smem_bytes, 232448);
-  // 384 tiles of 128 take 3 waves (3 x 96 x 128), 192 of 256 take 2 (2 x 96 x 256).
+  // 384 tiles of 128 take 3 waves (3 x 42.6 = 128), 192 of 256 take 2 (2 x 67.3 = 135).
   const cuda::WgmmaPlan mid = cuda::wgmma_plan_for(w4a16(1024, 6144, 6144, Fp4Format::nvfp4), 132);
   EXPECT_EQ(mid.block_m, 128);
   EXPECT_EQ(mid.splits, 1);
   EXPECT_EQ(mid.tiles, 48 * 8);
-  // M = 128: 48 tiles; 2 splits give 96 units in one wave (48 + 3 K-tiles).
+  // M = 128: 48 tiles; 2 splits give 96 units in one wave (3.42 + 48 x 0.408 + 2 x 1.78 = 26.6
+  // against 42.6 unsplit), with a workspace partial tile per unit and a counter per tile.
   const cuda::WgmmaPlan small = cuda::wgmma_plan_for(w4a16(128, 6144, 6144, Fp4Format::nvfp4), 132);
   EXPECT_EQ(small.block_m, 128);
   EXPECT_EQ(small.splits, 2);
+  EXPECT_EQ(small.k_tiles_per_split, 48);
+  EXPECT_EQ(small.units, 96);
   EXPECT_EQ(small.grid, 96);
+  EXPECT_EQ(small.workspace_floats, 96u * 128 * 128);
+  EXPECT_EQ(small.counters, 48u);
   EXPECT_THROW(cuda::wgmma_plan_for(w4a16(4, 4, 48, Fp4Format::nvfp4), 132), InvalidArgument);
 }
 
 TEST(WgmmaGemmRules, SeveralUnitsPerCtaPlans) {
   // WgmmaGemmLarge.SeveralUnitsPerCta's problems on 132 SMs: more units than CTAs in each.
   const cuda::WgmmaPlan wide = cuda::wgmma_plan_for(w4a16(150, 25469, 160, Fp4Format::nvfp4), 132);
-  EXPECT_EQ(wide.block_m, 256);  // 199 tiles: 2 waves x 3 K-tiles x 256 ties 398 tiles of 128
+  EXPECT_EQ(wide.block_m, 256);  // 199 tiles: 2 waves x 8.0 against 398 tiles of 128 in 4 x 4.6
   EXPECT_EQ(wide.units, 199);
   EXPECT_EQ(wide.grid, 132);
   const cuda::WgmmaPlan narrow = cuda::wgmma_plan_for(w4a16(100, 17021, 160, Fp4Format::mxfp4), 132);
@@ -204,7 +265,9 @@ TEST(WgmmaGemmRules, SeveralUnitsPerCtaPlans) {
   EXPECT_EQ(narrow.splits, 1);
   EXPECT_EQ(narrow.units, 133);
   EXPECT_EQ(narrow.grid, 132);
-  const cuda::WgmmaPlan split = cuda::wgmma_plan_for(w4a16(1, 8571, 2080, Fp4Format::nvfp4), 132);
+  // The model takes 67 unsplit units here (one wave); the GPU test forces 3 splits.
+  EXPECT_EQ(cuda::wgmma_plan_for(w4a16(1, 8571, 2080, Fp4Format::nvfp4), 132).splits, 1);
+  const cuda::WgmmaPlan split = cuda::wgmma_plan_for(w4a16(1, 8571, 2080, Fp4Format::nvfp4), 132, {.splits = 3});
   EXPECT_EQ(split.block_m, 128);
   EXPECT_EQ(split.k_tiles, 33);  // the last one half full (2080 = 32.5 x 64)
   EXPECT_EQ(split.splits, 3);
@@ -214,19 +277,21 @@ TEST(WgmmaGemmRules, SeveralUnitsPerCtaPlans) {
 }
 
 // The experiment switches leave only the forced token tile and split count to the cost model.
-// 512 x 6144 x 6144 (96 K-tiles): the model takes 128 tokens x 2 splits (384 units, 3 waves x
-// (48 + 3) x 128) over 256 x 1 (96 units, one wave x 96 x 256).
+// 512 x 6144 x 6144 (96 K-tiles): the model takes 256 tokens unsplit (96 units, one wave: 67.3)
+// over 128 x 2 splits (384 units, 3 waves x 26.6 = 79.7), the earlier model's choice, which stop
+// 38 measured at 93.9 us.
 TEST(WgmmaGemmRules, ForcedTileAndSplitsAreTheOnlyCandidates) {
   const GemmProblem p = w4a16(512, 6144, 6144, Fp4Format::nvfp4);
   const cuda::WgmmaPlan model = cuda::wgmma_plan_for(p, 132);
-  EXPECT_EQ(model.block_m, 128);
-  EXPECT_EQ(model.splits, 2);
-  const cuda::WgmmaPlan wide = cuda::wgmma_plan_for(p, 132, {.block_m = 256});
-  EXPECT_EQ(wide.block_m, 256);
-  EXPECT_EQ(wide.splits, 1);
-  EXPECT_EQ(wide.units, 96);
-  EXPECT_EQ(wide.grid, 96);
-  EXPECT_EQ(wide.workspace_floats, 0u);
+  EXPECT_EQ(model.block_m, 256);
+  EXPECT_EQ(model.splits, 1);
+  EXPECT_EQ(model.units, 96);
+  EXPECT_EQ(model.grid, 96);
+  EXPECT_EQ(model.workspace_floats, 0u);
+  const cuda::WgmmaPlan narrow = cuda::wgmma_plan_for(p, 132, {.block_m = 128});
+  EXPECT_EQ(narrow.block_m, 128);
+  EXPECT_EQ(narrow.splits, 2);
+  EXPECT_EQ(narrow.units, 384);
   const cuda::WgmmaPlan four = cuda::wgmma_plan_for(p, 132, {.block_m = 128, .splits = 4});
   EXPECT_EQ(four.block_m, 128);
   EXPECT_EQ(four.splits, 4);
@@ -234,7 +299,7 @@ TEST(WgmmaGemmRules, ForcedTileAndSplitsAreTheOnlyCandidates) {
   EXPECT_EQ(four.units, 768);
   const cuda::WgmmaPlan one = cuda::wgmma_plan_for(p, 132, {.splits = 1});
   EXPECT_EQ(one.splits, 1);
-  EXPECT_EQ(one.block_m, 256);  // 1 wave x 96 x 256 ties 2 waves x 96 x 128; 256 first
+  EXPECT_EQ(one.block_m, 256);  // 1 wave x 67.3 against 2 waves x 42.6
   // More splits than K-tiles: as many as there are (K = 64: one K-tile); a count that would leave
   // a split empty is evened (13 of 96 K-tiles: 8 per split, 12 splits).
   EXPECT_EQ(cuda::wgmma_plan_for(w4a16(64, 256, 64, Fp4Format::nvfp4), 132, {.splits = 8}).splits, 1);
@@ -242,8 +307,43 @@ TEST(WgmmaGemmRules, ForcedTileAndSplitsAreTheOnlyCandidates) {
   EXPECT_EQ(evened.splits, 12);
   EXPECT_EQ(evened.k_tiles_per_split, 8);
   // Choices no config takes (only the parser's values reach the plan from the environment).
-  for (const cuda::WgmmaChoices bad : {cuda::WgmmaChoices{.block_m = 256, .splits = 2}, cuda::WgmmaChoices{.block_m = 64}})
+  for (const cuda::WgmmaChoices bad : {cuda::WgmmaChoices{.block_m = 256, .splits = 2}, cuda::WgmmaChoices{.block_m = 96}})
     test::expect_error<InvalidArgument>([&] { cuda::wgmma_plan_for(p, 132, bad); }, "cuda-wgmma: no tile config takes");
+}
+
+// The 32- and 64-token tiles run only where forced; then the model picks their split count with
+// its terms extrapolated to them (a K-tile 0.236 / 0.293 us, a unit 1.40 / 2.07).
+// 32 x 6144 x 6144 (48 tiles, 96 K-tiles): 2 splits are 96 units in one wave (1.40 + 48 x 0.236 +
+// 2 x 1.78 = 16.3), against 24.1 unsplit and 2 waves x 13.9 for 3 splits.
+TEST(WgmmaGemmRules, SmallTokenTilesOnlyWhereForced) {
+  const GemmProblem p = w4a16(32, 6144, 6144, Fp4Format::nvfp4);
+  EXPECT_EQ(cuda::wgmma_plan_for(p, 132).block_m, 128);
+  EXPECT_EQ(cuda::wgmma_plan_for(w4a16(1, 6144, 6144, Fp4Format::mxfp4), 132).block_m, 128);
+  const cuda::WgmmaPlan p32 = cuda::wgmma_plan_for(p, 132, {.block_m = 32});
+  EXPECT_EQ(p32.block_m, 32);
+  EXPECT_EQ(p32.stages, 16);
+  EXPECT_EQ(p32.tiles, 48);
+  EXPECT_EQ(p32.splits, 2);
+  EXPECT_EQ(p32.k_tiles_per_split, 48);
+  EXPECT_EQ(p32.units, 96);
+  EXPECT_EQ(p32.grid, 96);
+  EXPECT_EQ(p32.workspace_floats, 96u * 128 * 32);
+  EXPECT_EQ(p32.counters, 48u);
+  EXPECT_LE(p32.smem_bytes, 232448);
+  // 64 tokens at M = 65: 2 token tiles x 48 = 96 units unsplit in one wave (2.07 + 96 x 0.293 =
+  // 30.2) beat 2 splits (2 waves x 19.7); 4 when forced.
+  const GemmProblem q = w4a16(65, 6144, 6144, Fp4Format::nvfp4);
+  const cuda::WgmmaPlan p64 = cuda::wgmma_plan_for(q, 132, {.block_m = 64});
+  EXPECT_EQ(p64.block_m, 64);
+  EXPECT_EQ(p64.stages, 12);
+  EXPECT_EQ(p64.tiles_m, 2);
+  EXPECT_EQ(p64.splits, 1);
+  EXPECT_EQ(p64.units, 96);
+  EXPECT_EQ(p64.workspace_floats, 0u);
+  EXPECT_LE(p64.smem_bytes, 232448);
+  const cuda::WgmmaPlan four64 = cuda::wgmma_plan_for(q, 132, {.block_m = 64, .splits = 4});
+  EXPECT_EQ(four64.splits, 4);
+  EXPECT_EQ(four64.units, 384);
 }
 
 TEST(WgmmaGemmRules, SwitchValuesAreParsedOrNamedInTheError) {
@@ -252,14 +352,16 @@ TEST(WgmmaGemmRules, SwitchValuesAreParsedOrNamedInTheError) {
   EXPECT_EQ(cuda::parse_wgmma_choices("128", "16").block_m, 128);
   EXPECT_EQ(cuda::parse_wgmma_choices("128", "16").splits, 16);
   EXPECT_EQ(cuda::parse_wgmma_choices("256", "1").block_m, 256);
-  test::expect_error<InvalidArgument>([] { cuda::parse_wgmma_choices("64", ""); },
-                                      "FP4GEMM_WGMMA_BM = '64' is not one of: auto, 128, 256");
+  EXPECT_EQ(cuda::parse_wgmma_choices("32", "").block_m, 32);
+  EXPECT_EQ(cuda::parse_wgmma_choices("64", "4").block_m, 64);
+  test::expect_error<InvalidArgument>([] { cuda::parse_wgmma_choices("96", ""); },
+                                      "FP4GEMM_WGMMA_BM = '96' is not one of: auto, 32, 64, 128, 256");
   for (const char* bad : {"0", "17", "2x", "-1"})
     test::expect_error<InvalidArgument>(
         [&] { cuda::parse_wgmma_choices("", bad); },
         fmt::format("FP4GEMM_WGMMA_SPLITS = '{}' is not 'auto' or a count of K-splits 1..16", bad));
   test::expect_error<InvalidArgument>([] { cuda::parse_wgmma_choices("256", "2"); },
-                                      "FP4GEMM_WGMMA_SPLITS = 2 needs FP4GEMM_WGMMA_BM = 128 or auto");
+                                      "FP4GEMM_WGMMA_SPLITS = 2 needs FP4GEMM_WGMMA_BM = 32, 64, 128 or auto");
 }
 
 TEST(WgmmaGemmRules, TensorMapsMatchTheKernelsBoxes) {
@@ -272,7 +374,7 @@ TEST(WgmmaGemmRules, TensorMapsMatchTheKernelsBoxes) {
   EXPECT_EQ(act.box_cols, 64u);   // 128 bytes: one swizzle span
   EXPECT_EQ(act.box_rows, 128u);
   EXPECT_EQ(act.swizzle, CU_TENSOR_MAP_SWIZZLE_128B);
-  EXPECT_EQ(cuda::wgmma_activation_map(p, 256).box_rows, 256u);
+  for (std::uint32_t bm : {32u, 64u, 256u}) EXPECT_EQ(cuda::wgmma_activation_map(p, int(bm)).box_rows, bm);
   const cuda::TensorMap2d w = cuda::wgmma_weight_map(p);
   EXPECT_EQ(w.dtype, CU_TENSOR_MAP_DATA_TYPE_UINT8);
   EXPECT_EQ(w.cols, 80u);
