@@ -24,6 +24,12 @@
 #                 runs CMD under compute-sanitizer --tool TOOL with a time limit, its output in
 #                 $O/TOOL_LABEL.log, then prints "TOOL LABEL rc=.. Ns" with the log's summary lines
 #                 (summary), and packs;
+#   profile LABEL SECONDS KERNEL-REGEX CMD...
+#                 runs CMD under Nsight Compute's full set (its second launch of a kernel matching
+#                 the regex, one cold-L2 call: ncu flushes the caches), then writes the report's
+#                 details page ($O/LABEL.details.txt) and SASS-level source page with stall samples
+#                 ($O/LABEL.sass.csv), prints "== LABEL rc=.. Ns" and the headline metrics, keeps
+#                 the report gzipped ($O/LABEL.ncu-rep.gz) and packs;
 #   CS, NCU       compute-sanitizer and ncu (from PATH, else /usr/local/cuda/bin);
 #   SECONDS       restarted, for the "${SECONDS}s" marks of each step.
 # Bad arguments, an unset OUT, a folder without .xz files or a failed unpack: a message naming
@@ -103,6 +109,19 @@ sanitize() {
   shift 3
   timeout "$limit" "$CS" --tool "$tool" "$@" > "$O/${tool}_$label.log" 2>&1
   echo "$tool $label rc=$? ${SECONDS}s $(summary "$O/${tool}_$label.log")"
+  pack
+}
+profile() {
+  local label=$1 limit=$2 kernel=$3
+  shift 3
+  timeout "$limit" "$NCU" --set full --import-source no -k "regex:$kernel" --launch-skip 1 --launch-count 1 \
+    -f -o "$O/$label" "$@" > "$O/$label.log" 2>&1
+  echo "== $label rc=$? ${SECONDS}s"
+  "$NCU" -i "$O/$label.ncu-rep" --page details > "$O/$label.details.txt" 2>&1
+  "$NCU" -i "$O/$label.ncu-rep" --page source --csv --print-source sass > "$O/$label.sass.csv" 2>&1
+  grep -E "Duration|DRAM Throughput|Memory Throughput|L2 Cache Throughput|Compute \(SM\) Throughput|Issue Slots Busy|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|Warp Cycles Per Issued|No Eligible|Executed Ipc Active|Grid Size|Block Size|Waves Per SM" \
+    "$O/$label.details.txt" | head -30
+  rm -f "$O/$label.ncu-rep.gz"; gzip -k "$O/$label.ncu-rep" 2>/dev/null; rm -f "$O/$label.ncu-rep"
   pack
 }
 SECONDS=0

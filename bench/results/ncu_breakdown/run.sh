@@ -8,19 +8,6 @@
 # Call: run(command="bash bench/results/ncu_breakdown/run.sh", carry=[".carry/w8"]); files in
 # $OUT/ncu.tgz.
 source scripts/device_prelude.sh ncu .carry/w8 || exit 1
-profile() {  # LABEL SECONDS KERNEL-REGEX CMD...
-  local label=$1 limit=$2 kernel=$3
-  shift 3
-  timeout "$limit" "$NCU" --set full --import-source no -k "regex:$kernel" --launch-skip 1 --launch-count 1 \
-    -f -o "$O/$label" "$@" > "$O/$label.log" 2>&1
-  echo "== $label rc=$? ${SECONDS}s"
-  "$NCU" -i "$O/$label.ncu-rep" --page details > "$O/$label.details.txt" 2>&1
-  "$NCU" -i "$O/$label.ncu-rep" --page source --csv --print-source sass > "$O/$label.sass.csv" 2>&1
-  grep -E "Duration|DRAM Throughput|Memory Throughput|L2 Cache Throughput|Compute \(SM\) Throughput|Issue Slots Busy|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|Warp Cycles Per Issued|No Eligible|Executed Ipc Active" \
-    "$O/$label.details.txt" | head -30
-  rm -f "$O/$label.ncu-rep.gz"; gzip -k "$O/$label.ncu-rep" 2>/dev/null; rm -f "$O/$label.ncu-rep"
-  pack
-}
 profile decode_16x16384 120 decode_gemm_kernel "$B/fp4gemm" run --backend cuda-decode -m 16 -n 16384 -k 6144 --calls 2
 profile decode_1x16384 90 decode_gemm_kernel "$B/fp4gemm" run --backend cuda-decode -m 1 -n 16384 -k 6144 --calls 2
 profile grouped_32x16 150 grouped "$B/fp4gemm" bench --grouped --backend cuda-grouped --experts 32 \
