@@ -128,8 +128,9 @@ struct TileConfig {
 // reduction's code made ptxas spill at 168 registers; not re-tried); 128 x 128, 8 slots of 21 KB
 // (169 KB), with split-K (small M). 128 x 64 (12 slots of 13 KB, 157 KB) and 128 x 32 (16 slots
 // of 9 KB, 145 KB), with split-K: decode-sized M, where the 128-token tile's MMAs are 3/4 zero
-// rows; a slot carries 4.5 KB of weights, so the deeper ring keeps ~70 KB of them in flight per
-// SM (one CTA per SM streams 1/132 of the HBM rate only with that many bytes outstanding).
+// rows. A slot carries only 4.5 KB of weights, and one CTA per SM streams its 1/132 of the HBM
+// rate only with ~24 KB outstanding (rate x DRAM latency), so the rings are deep: 54 / 72 KB of
+// weights in flight.
 using Tile256 = TileConfig<256, 6, false>;
 using Tile128 = TileConfig<128, 8, true>;
 using Tile64 = TileConfig<64, 12, true>;

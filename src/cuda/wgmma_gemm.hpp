@@ -52,7 +52,8 @@ WgmmaChoices wgmma_choices_from_environment();
 
 // The plan for a GPU with `multiprocessors` SMs (no device call): 128 weight rows x BM tokens per
 // tile (BM = 128 or 256; 32 or 64 when forced) and the split-K count, by the cost model in
-// wgmma_gemm.cu (waves of the persistent grid x K-tiles x BM) among the configs `choices` leaves.
+// wgmma_gemm.cu (predicted time: waves of the persistent grid x (a unit's fixed cost + K-tiles
+// per split x a K-tile's cost) + the split-K reduction) among the configs `choices` leaves.
 // Throws InvalidArgument if the problem is refused by wgmma_can_implement or no config is left.
 WgmmaPlan wgmma_plan_for(const GemmProblem& problem, int multiprocessors, const WgmmaChoices& choices = {});
 

@@ -140,15 +140,25 @@ class WgmmaGemmSmallTiles : public testing::TestWithParam<std::tuple<Combo, int>
   void SetUp() override { skip_unless_hopper(); }
 };
 
+// The plan prepare() makes under the switches as they are now set (wgmma_backend.cu reads them
+// there): the GPU tests of a forced tile check that the tile they name is the one that runs.
+cuda::WgmmaPlan plan_from_environment(const GemmProblem& p) {
+  return cuda::wgmma_plan_for(p, 132, cuda::wgmma_choices_from_environment());
+}
+
 TEST_P(WgmmaGemmSmallTiles, RandomAndBitExact) {
   const auto [c, block_m] = GetParam();
   const std::string bm = std::to_string(block_m);
   const test::ScopedEnv forced("FP4GEMM_WGMMA_BM", bm.c_str());
+  const test::ScopedEnv model_splits("FP4GEMM_WGMMA_SPLITS", nullptr);
   const struct { std::int64_t m, n, k; } shapes[] = {
       {1, 768, 1056}, {2, 3, 96}, {3, 127, 160}, {17, 8, 1056}, {32, 129, 32},
       {33, 300, 160}, {65, 129, 1056}, {2, 3000, 6144},
   };
-  for (const auto& s : shapes) check_random(wgmma(), problem_of(c, s.m, s.n, s.k), 1.0f);
+  for (const auto& s : shapes) {
+    ASSERT_EQ(plan_from_environment(problem_of(c, s.m, s.n, s.k)).block_m, block_m);
+    check_random(wgmma(), problem_of(c, s.m, s.n, s.k), 1.0f);
+  }
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE(fmt::format("seed {}", seed));
   std::mt19937_64 rng(seed);
@@ -162,19 +172,31 @@ INSTANTIATE_TEST_SUITE_P(
       return test::combo_name({std::get<0>(info.param), info.index}) + "_bm" + std::to_string(std::get<1>(info.param));
     });
 
-// Forced split counts with the small tiles: 3 splits of 11 K-tiles (the last half full) over 67
-// N-tiles x 1 or 2 token tiles = 201 or 402 units, so CTAs take several units each and the ring
-// runs on across them.
+// Forced split counts with the small tiles: 3 splits of 11 K-tiles (the last half full), so the
+// reduction runs; 20 x 8571 is one token tile x 67 N-tiles (201 units), 70 x 4000 two or three
+// token tiles x 32 N-tiles (192 / 288 units): CTAs take several units each, the ring runs on
+// across them, and the partial tiles of token tiles past the first are summed; within the bound
+// and bit-exact.
 TEST_F(WgmmaGemmLarge, SmallTilesSplitKSeveralUnitsPerCta) {
   const test::ScopedEnv splits("FP4GEMM_WGMMA_SPLITS", "3");
-  for (const char* bm : {"32", "64"}) {
-    const test::ScopedEnv forced("FP4GEMM_WGMMA_BM", bm);
-    check_random(wgmma(),
-                 {{20, 8571, 2080}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::swizzled, DType::bf16},
-                 1.0f);
-    check_random(wgmma(),
-                 {{40, 8571, 2080}, Mode::w4a4, Fp4Format::mxfp4, ScaleLayout::linear, DType::f32},
-                 1.0f);
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(fmt::format("seed {}", seed));
+  std::mt19937_64 rng(seed);
+  for (const int block_m : {32, 64}) {
+    const std::string bm = std::to_string(block_m);
+    const test::ScopedEnv forced("FP4GEMM_WGMMA_BM", bm.c_str());
+    const GemmProblem one_token_tile{{20, 8571, 2080}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::swizzled,
+                                     DType::bf16};
+    const GemmProblem several{{70, 4000, 2080}, Mode::w4a4, Fp4Format::mxfp4, ScaleLayout::linear, DType::f32};
+    for (const GemmProblem& p : {one_token_tile, several}) {
+      const cuda::WgmmaPlan plan = plan_from_environment(p);
+      ASSERT_EQ(plan.block_m, block_m);
+      ASSERT_EQ(plan.splits, 3);
+      ASSERT_GT(plan.units, 132);
+      check_random(wgmma(), p, 1.0f);
+    }
+    test::check_bit_exact(wgmma(),
+                          {{70, 4000, 2080}, Mode::w4a16, Fp4Format::nvfp4, ScaleLayout::linear, DType::f32}, rng);
   }
 }
 
@@ -314,7 +336,7 @@ TEST(WgmmaGemmRules, ForcedTileAndSplitsAreTheOnlyCandidates) {
 // The 32- and 64-token tiles run only where forced; then the model picks their split count with
 // its terms extrapolated to them (a K-tile 0.236 / 0.293 us, a unit 1.40 / 2.07).
 // 32 x 6144 x 6144 (48 tiles, 96 K-tiles): 2 splits are 96 units in one wave (1.40 + 48 x 0.236 +
-// 2 x 1.78 = 16.3), against 24.1 unsplit and 2 waves x 13.9 for 3 splits.
+// 2 x 1.78 = 16.3), against 24.1 unsplit and 2 waves x 14.2 for 4 splits (14.3 for 3).
 TEST(WgmmaGemmRules, SmallTokenTilesOnlyWhereForced) {
   const GemmProblem p = w4a16(32, 6144, 6144, Fp4Format::nvfp4);
   EXPECT_EQ(cuda::wgmma_plan_for(p, 132).block_m, 128);
@@ -344,6 +366,20 @@ TEST(WgmmaGemmRules, SmallTokenTilesOnlyWhereForced) {
   const cuda::WgmmaPlan four64 = cuda::wgmma_plan_for(q, 132, {.block_m = 64, .splits = 4});
   EXPECT_EQ(four64.splits, 4);
   EXPECT_EQ(four64.units, 384);
+}
+
+// The switches reach the plan through the environment (the GPU tests above rely on it).
+TEST(WgmmaGemmRules, SwitchesReachThePlanThroughTheEnvironment) {
+  const GemmProblem p = w4a16(32, 6144, 6144, Fp4Format::nvfp4);
+  {
+    const test::ScopedEnv bm("FP4GEMM_WGMMA_BM", "32"), splits("FP4GEMM_WGMMA_SPLITS", "3");
+    const cuda::WgmmaPlan plan = plan_from_environment(p);
+    EXPECT_EQ(plan.block_m, 32);
+    EXPECT_EQ(plan.splits, 3);
+  }
+  const test::ScopedEnv bm("FP4GEMM_WGMMA_BM", nullptr), splits("FP4GEMM_WGMMA_SPLITS", nullptr);
+  EXPECT_EQ(plan_from_environment(p).block_m, 128);
+  EXPECT_EQ(plan_from_environment(p).splits, 2);
 }
 
 TEST(WgmmaGemmRules, SwitchValuesAreParsedOrNamedInTheError) {
