@@ -85,6 +85,9 @@ class GemmRun {
   virtual void synchronize() = 0;            // wait until every enqueued run has finished
   virtual void poison_output() = 0;          // fill D with NaN bit patterns
   virtual std::vector<float> output() = 0;   // D (M x N), decoded to fp32, after synchronize()
+  // How this run computes its problem (the kernel family's launch plan: tile, K-splits, grid),
+  // for reports; empty where the backend has nothing to tell (libraries, CPU backends).
+  virtual std::string plan() const { return {}; }
   // The cudaStream_t that run() enqueues on (GPU backends), nullptr for host backends; the
   // timing harness records its events there.
   virtual void* cuda_stream() { return nullptr; }

@@ -46,6 +46,7 @@ void measure_row(BenchRow& row, bool gpu, ComputePath path, const std::function<
                  LaunchOverheads& launch) {
   try {
     RunSet runs = prepare();
+    row.plan = runs.runs.front()->plan();
     const bool sample_power = power && power->available() && gpu;
     if (sample_power) power->start();
     try {

@@ -33,6 +33,7 @@ struct BenchRow {
   Roofline roofline;    // of the median time (left empty when the row did not run)
   std::optional<PowerSummary> power;  // GPU rows, when NVML is available (PowerMonitor)
   std::optional<Dispatch> dispatch;   // rows of a dispatching backend (auto): which kernel, why
+  std::string plan;                   // the run's launch plan (GemmRun::plan), where it tells one
   double tflops() const { return ran ? bench_case.problem.shape.flops() / timing.median_s * 1e-12 : 0; }
   double gbps() const { return ran ? bytes / timing.median_s * 1e-9 : 0; }
 };

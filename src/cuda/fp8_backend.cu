@@ -56,6 +56,7 @@ class Fp8GemmRun final : public DeviceGemmRun {
                                 act_scales_.get(), plan_.scale_stride, stream());
     launch_fp8_gemm(p, plan_, maps_, ops_, stream());
   }
+  std::string plan() const override { return plan_.describe(); }
   std::vector<float> output() override {
     operands_.check_activations(stream());
     return DeviceGemmRun::output();

@@ -79,6 +79,7 @@ class GroupedKernelRun final : public DeviceGemmRun {
   }
 
   void run() override { launch_grouped_gemm(plan_, pointers_, stream()); }
+  std::string plan() const override { return plan_.describe(); }
 
   // D, after checking that every expert fit the bound (status 0).
   std::vector<float> output() override {

@@ -199,6 +199,7 @@ class KernelGemmRun final : public DeviceGemmRun {
     operands_.quantize_activations(stream());
     Launch(problem(), plan_, operands_.pointers(), stream());
   }
+  std::string plan() const override { return plan_.describe(); }
   std::vector<float> output() override {
     operands_.check_activations(stream());
     return DeviceGemmRun::output();

@@ -39,6 +39,7 @@ class WgmmaGemmRun final : public DeviceGemmRun {
     operands_.quantize_activations(stream());
     launch_wgmma_gemm(problem(), plan_, maps_, operands_.pointers(), stream());
   }
+  std::string plan() const override { return plan_.describe(); }
   std::vector<float> output() override {
     operands_.check_activations(stream());
     return DeviceGemmRun::output();

@@ -49,6 +49,7 @@ nlohmann::ordered_json row_fields(const BenchRow& r) {
   j["description"] = r.bench_case.description;
   j["ran"] = r.ran;
   j["note"] = r.note;
+  j["plan"] = r.plan;
   j["median_us"] = r.timing.median_s * 1e6;
   j["p10_us"] = r.timing.p10_s * 1e6;
   j["p90_us"] = r.timing.p90_s * 1e6;

@@ -22,6 +22,7 @@ std::string explain_dispatch(const std::vector<BenchRow>& rows) {
     out += fmt::format("{} {}: {}\n  table row: {}\n", row.backend, row.bench_case.problem.describe(),
                        d.chosen.empty() ? "no kernel takes it" : d.chosen, d.rule);
     for (const Refusal& r : d.refused) out += fmt::format("  refused {}: {}\n", r.backend, r.reason);
+    if (!row.plan.empty()) out += fmt::format("  plan: {}\n", row.plan);
   }
   return out;
 }

@@ -1,6 +1,7 @@
-// auto's choice in bench output: the --explain text (kernel, table row, each refusal), the
-// "dispatch" object of JSON rows and the dispatch_* CSV columns, present only on rows that have
-// one; and `compare` reading a file with the field against an older one without it.
+// auto's choice in bench output: the --explain text (kernel, table row, each refusal, the launch
+// plan), the "dispatch" object of JSON rows and the dispatch_* CSV columns, present only on rows
+// that have one; every row's "plan"; and `compare` reading a file with the field against an older
+// one without it.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -41,6 +42,22 @@ TEST(BenchDispatchReport, ExplainNamesKernelRowAndRefusals) {
   none[0].dispatch->chosen.clear();
   EXPECT_THAT(explain_dispatch(none), HasSubstr("256x768x48 -> bf16: no kernel takes it\n"));
   EXPECT_EQ(explain_dispatch({row_of("cuda-mma", 1, 64)}), "");
+  // The kernel's launch plan, where the run told one (GemmRun::plan), closes the row's lines.
+  std::vector<BenchRow> planned = fallback_rows();
+  planned[0].plan = "128x128x64, 4 stages, 256 threads, split-K 2 (12 CTAs)";
+  EXPECT_THAT(explain_dispatch(planned),
+              HasSubstr("  refused cuda-wgmma: K = 48: rows of B must be 16-byte aligned for TMA\n"
+                        "  plan: 128x128x64, 4 stages, 256 threads, split-K 2 (12 CTAs)\n"));
+}
+
+// Every row carries its plan in JSON and CSV (empty where none was told); CSV quotes its commas.
+TEST(BenchDispatchReport, RowsCarryTheirLaunchPlan) {
+  std::vector<BenchRow> rows = fallback_rows();
+  rows[1].plan = "128x128x64, 4 stages";
+  const nlohmann::json j = nlohmann::json::parse(bench_json(rows, BenchContext{}).dump());
+  EXPECT_EQ(j["results"][0]["plan"], "");
+  EXPECT_EQ(j["results"][1]["plan"], "128x128x64, 4 stages");
+  EXPECT_THAT(bench_csv(rows), HasSubstr(",\"128x128x64, 4 stages\","));
 }
 
 TEST(BenchDispatchReport, JsonCarriesTheDispatchOnItsRowsOnly) {

@@ -1,10 +1,13 @@
 // The timing harness on the GPU: graph, stream and single timings of cuda-mma are positive and
 // use the method asked for; every available GPU backend's run() can be captured into a CUDA
-// graph (no fallback note); the launch overhead is measured for stream and single only; and a
+// graph (no fallback note), and our kernel families' runs tell their launch plan; the launch overhead is measured for stream and single only; and a
 // cold set (R > 1 operand sets, cycled inside the captured graph) computes, set by set, the same
 // output as a hot run prepared on that set.
-#include <algorithm>
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string_view>
 
 #include "bench/bench_runner.hpp"
 #include "bench/run_set.hpp"
@@ -72,6 +75,11 @@ TEST_F(GpuTiming, EveryGpuBackendIsCapturedIntoAGraph) {
     if (backend->device() != DeviceKind::cuda || !backend->availability() || !backend->can_implement(problem))
       continue;
     RunSet set = prepare_runs(*backend, operands, CacheState::hot, gemm_bytes(problem, backend->encoding()));
+    // Our kernel families tell their launch plan (bench's "plan" field); auto tells its kernel's.
+    const std::set<std::string_view> planned = {"cuda-mma", "cuda-decode", "cuda-wgmma", "cuda-fp8-lossy", "auto"};
+    if (planned.contains(backend->name())) {
+      EXPECT_NE(set.runs.front()->plan(), "") << backend->name();
+    }
     const Timing t = time_gemm(set, quick(TimingMethod::graph));
     EXPECT_EQ(t.method, TimingMethod::graph) << backend->name() << ": " << t.note;
     EXPECT_GT(t.median_s, 0) << backend->name();
