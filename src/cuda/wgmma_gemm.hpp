@@ -25,7 +25,7 @@ struct WgmmaPlan {
   int grid = 0;                            // persistent CTAs: min(units, multiprocessors)
   std::size_t workspace_floats = 0;        // split-K partial tiles (units x BN x BM)
   std::size_t counters = 0;                // split-K: one per tile
-  std::string describe() const;  // "128x256x64 (N x M x K), 4 stages, 512 threads, ..."
+  std::string describe() const;  // "128x256x64 (N x M x K), 6 stages, 384 threads, ..."
 };
 
 // What the kernel cannot take: the format's rules (validate_shape), and NVFP4 K not a multiple of
